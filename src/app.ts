@@ -1,0 +1,77 @@
+import cookie from '@fastify/cookie';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { AppDeps } from './deps.js';
+import { registerModules } from './modules/index.js';
+import { installGuard } from './platform/auth/guard.js';
+import { installErrorHandling } from './platform/http/error-handler.js';
+import { newId } from './platform/ids.js';
+import { SERVICE_VERSION } from './platform/version.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: AppDeps;
+  }
+  interface FastifyRequest {
+    /** Set by routes that trace work beyond the request (event batches); logged with 500s. */
+    correlationId: string | null;
+  }
+}
+
+/** The HTTP application: cross-cutting plugins, then every module. Tests drive it through inject(). */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    // Per-request access lines would cost the SDK hot path; errors are logged by the error handler.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: deps.config.bodyLimitBytes,
+    trustProxy: deps.config.trustProxy,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => newId(),
+    return503OnClosing: true,
+  }) as unknown as FastifyInstance;
+
+  app.decorate('deps', deps);
+  app.decorateRequest('correlationId', null);
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  acceptEmptyJsonBodies(app);
+  installErrorHandling(app);
+  installGuard(app);
+  await app.register(cookie);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'In-app guidance service',
+        version: SERVICE_VERSION,
+        description:
+          'Dashboard APIs (JWT session) and SDK APIs (API key). Errors use one envelope: `{ error }`.',
+      },
+      components: {
+        securitySchemes: {
+          session: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          sessionCookie: { type: 'apiKey', in: 'cookie', name: 'session_token' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await registerModules(app);
+  return app;
+}
+
+/** Bodiless POSTs that still send `Content-Type: application/json` (publish, archive, …) are common; treat them as `{}`. */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text.trim() === '') return done(null, {});
+    parse(request, text, done);
+  });
+}

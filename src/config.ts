@@ -1,0 +1,203 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+
+/** The only reader of process.env. Every variable is optional (DECISIONS §11). */
+
+const limit = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('127.0.0.1'),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z.string().url().optional(),
+  REDIS_URL: z.string().url().optional(),
+  JWT_SECRET: z.string().min(32).optional(),
+  ENCRYPTION_KEY: z.string().min(32).optional(),
+  APP_URL: z.string().url().default('http://localhost:3000'),
+  DEFAULT_PLAN: z.string().default('free'),
+  PLATFORM_ADMIN_TOKEN: z.string().min(16).optional(),
+  RATE_LIMIT_GLOBAL: limit(100),
+  RATE_LIMIT_AUTH: limit(10),
+  RATE_LIMIT_REFRESH: limit(20),
+  RATE_LIMIT_SDK: limit(600),
+  RATE_LIMIT_ADMIN_READ: limit(60),
+  RATE_LIMIT_ADMIN_WRITE: limit(20),
+  RATE_LIMIT_ADMIN_CRITICAL: limit(5),
+  OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
+  ANTHROPIC_BASE_URL: z.string().url().default('https://api.anthropic.com/v1'),
+  GEMINI_BASE_URL: z.string().url().default('https://generativelanguage.googleapis.com/v1beta'),
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().default('Guidance <no-reply@localhost>'),
+  GOOGLE_CLIENT_ID: z.string().optional(),
+  GOOGLE_JWKS_URL: z.string().url().default('https://www.googleapis.com/oauth2/v3/certs'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(15 * 60),
+  REFRESH_TOKEN_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(30 * 24 * 3600),
+  COOKIE_SECURE: z.enum(['true', 'false']).default('false'),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
+  ROLE: z.enum(['all', 'web', 'worker']).default('all'),
+  REDIS_PREFIX: z.string().default('guidance:'),
+  API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(4000),
+  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+});
+
+export interface RateLimits {
+  global: number;
+  auth: number;
+  refresh: number;
+  sdk: number;
+  adminRead: number;
+  adminWrite: number;
+  adminCritical: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  jwtSecret: string;
+  encryptionKey: string;
+  appUrl: string;
+  defaultPlan: string;
+  platformAdminToken: string | undefined;
+  rateLimits: RateLimits;
+  ai: { openaiBaseUrl: string; anthropicBaseUrl: string; geminiBaseUrl: string };
+  mail: { smtpUrl: string | undefined; from: string };
+  google: { clientId: string | undefined; jwksUrl: string };
+  logLevel: string;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  cookieSecure: boolean;
+  bodyLimitBytes: number;
+  /** `all` serves HTTP and runs workers; `web` only HTTP; `worker` only background work. */
+  role: 'all' | 'web' | 'worker';
+  /** Namespace of every Redis key and channel, so several deployments (or test runs) share one Redis. */
+  redisPrefix: string;
+  /** How long a verified API key is trusted without a database read; revocation elsewhere is seen within it. */
+  apiKeyCacheTtlMs: number;
+  /** Take the client IP from X-Forwarded-For (behind a reverse proxy). */
+  trustProxy: boolean;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(stripEmpty(env));
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.DATA_DIR);
+  const secrets = resolveSecrets(e.DATABASE_URL, dataDir, e.JWT_SECRET, e.ENCRYPTION_KEY);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    ...secrets,
+    appUrl: e.APP_URL.replace(/\/+$/, ''),
+    defaultPlan: e.DEFAULT_PLAN,
+    platformAdminToken: e.PLATFORM_ADMIN_TOKEN,
+    rateLimits: {
+      global: e.RATE_LIMIT_GLOBAL,
+      auth: e.RATE_LIMIT_AUTH,
+      refresh: e.RATE_LIMIT_REFRESH,
+      sdk: e.RATE_LIMIT_SDK,
+      adminRead: e.RATE_LIMIT_ADMIN_READ,
+      adminWrite: e.RATE_LIMIT_ADMIN_WRITE,
+      adminCritical: e.RATE_LIMIT_ADMIN_CRITICAL,
+    },
+    ai: {
+      openaiBaseUrl: e.OPENAI_BASE_URL,
+      anthropicBaseUrl: e.ANTHROPIC_BASE_URL,
+      geminiBaseUrl: e.GEMINI_BASE_URL,
+    },
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    google: { clientId: e.GOOGLE_CLIENT_ID, jwksUrl: e.GOOGLE_JWKS_URL },
+    logLevel: e.LOG_LEVEL,
+    accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL_SECONDS,
+    cookieSecure: e.COOKIE_SECURE === 'true',
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    role: e.ROLE,
+    redisPrefix: e.REDIS_PREFIX,
+    apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
+    trustProxy: e.TRUST_PROXY === 'true',
+  };
+}
+
+function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') out[k] = v;
+  return out;
+}
+
+/**
+ * In embedded mode the signing and encryption keys are generated once and kept in DATA_DIR,
+ * so a restart keeps sessions and encrypted values valid. With DATABASE_URL several instances
+ * must agree on them, so they are required.
+ */
+function resolveSecrets(
+  databaseUrl: string | undefined,
+  dataDir: string,
+  jwtSecret: string | undefined,
+  encryptionKey: string | undefined,
+): { jwtSecret: string; encryptionKey: string } {
+  if (jwtSecret && encryptionKey) return { jwtSecret, encryptionKey };
+  if (databaseUrl) {
+    throw new ConfigError(
+      'JWT_SECRET and ENCRYPTION_KEY (32+ characters each) are required with DATABASE_URL',
+    );
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'secrets.json');
+  let stored: { jwtSecret?: string; encryptionKey?: string } = {};
+  try {
+    stored = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    // first start: nothing stored yet
+  }
+  const next = {
+    jwtSecret: jwtSecret ?? stored.jwtSecret ?? randomBytes(32).toString('hex'),
+    encryptionKey: encryptionKey ?? stored.encryptionKey ?? randomBytes(32).toString('hex'),
+  };
+  if (next.jwtSecret !== stored.jwtSecret || next.encryptionKey !== stored.encryptionKey) {
+    writeFileSync(file, JSON.stringify(next), { mode: 0o600 });
+  }
+  return next;
+}
+
+/** A config for tests: embedded defaults, limits off, fixed secrets. Overrides win. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  const base = loadConfig({
+    JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789',
+    ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdef012345',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_GLOBAL: '0',
+    RATE_LIMIT_AUTH: '0',
+    RATE_LIMIT_REFRESH: '0',
+    RATE_LIMIT_SDK: '0',
+    RATE_LIMIT_ADMIN_READ: '0',
+    RATE_LIMIT_ADMIN_WRITE: '0',
+    RATE_LIMIT_ADMIN_CRITICAL: '0',
+  });
+  return { ...base, ...overrides, rateLimits: { ...base.rateLimits, ...overrides.rateLimits } };
+}

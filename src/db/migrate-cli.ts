@@ -1,0 +1,9 @@
+import { loadConfig } from '../config.js';
+import { openDatabase } from './client.js';
+import { migrate } from './migrate.js';
+
+const config = loadConfig();
+const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: `${config.dataDir}/pg` });
+const applied = await migrate(handle);
+console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+await handle.close();

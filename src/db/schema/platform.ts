@@ -1,0 +1,178 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const created = () => ts('created_at').notNull().defaultNow();
+const updated = () => ts('updated_at').notNull().defaultNow();
+
+export const tenants = pgTable(
+  'tenants',
+  {
+    id: uuid('id').primaryKey(),
+    name: text('name').notNull(),
+    slug: text('slug').notNull(),
+    settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    uniqueIndex('tenants_slug_key').on(t.slug),
+    uniqueIndex('tenants_name_lower_key').on(sql`lower(${t.name})`),
+  ],
+);
+
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey(),
+    email: text('email').notNull(),
+    name: text('name'),
+    passwordHash: text('password_hash'),
+    /** `password` or `google`: the method the account was registered with. */
+    authProvider: text('auth_provider').notNull().default('password'),
+    googleSubject: text('google_subject'),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [uniqueIndex('users_email_lower_key').on(sql`lower(${t.email})`)],
+);
+
+export const members = pgTable(
+  'members',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    role: text('role').$type<Role>().notNull(),
+    invitedBy: uuid('invited_by'),
+    isPending: boolean('is_pending').notNull().default(false),
+    inviteTokenHash: text('invite_token_hash'),
+    inviteExpiresAt: ts('invite_expires_at'),
+    inviteEmailStatus: text('invite_email_status'),
+    inviteResendCount: integer('invite_resend_count').notNull().default(0),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    uniqueIndex('members_tenant_email_key').on(t.tenantId, sql`lower(${t.email})`),
+    index('members_user_idx').on(t.userId),
+    uniqueIndex('members_invite_token_key').on(t.inviteTokenHash),
+  ],
+);
+
+export const inviteLinks = pgTable(
+  'invite_links',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    role: text('role').$type<Role>().notNull(),
+    tokenHash: text('token_hash').notNull(),
+    createdBy: uuid('created_by'),
+    expiresAt: ts('expires_at').notNull(),
+    createdAt: created(),
+  },
+  (t) => [uniqueIndex('invite_links_token_key').on(t.tokenHash)],
+);
+
+/** One row per login; refresh tokens rotate within it, and revoking it ends every token it issued. */
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    refreshTokenHash: text('refresh_token_hash').notNull(),
+    refreshExpiresAt: ts('refresh_expires_at').notNull(),
+    revokedAt: ts('revoked_at'),
+    revokedReason: text('revoked_reason'),
+    ipAddress: text('ip_address'),
+    userAgent: text('user_agent'),
+    createdAt: created(),
+    rotatedAt: ts('rotated_at'),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId)],
+);
+
+export const passwordResets = pgTable('password_resets', {
+  id: uuid('id').primaryKey(),
+  userId: uuid('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  tokenHash: text('token_hash').notNull().unique(),
+  expiresAt: ts('expires_at').notNull(),
+  usedAt: ts('used_at'),
+  createdAt: created(),
+});
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    keyHash: text('key_hash').notNull(),
+    keyPrefix: text('key_prefix').notNull(),
+    createdBy: uuid('created_by'),
+    createdAt: created(),
+    expiresAt: ts('expires_at'),
+    lastUsedAt: ts('last_used_at'),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [
+    uniqueIndex('api_keys_hash_key').on(t.keyHash),
+    index('api_keys_tenant_idx').on(t.tenantId, t.createdAt),
+  ],
+);
+
+/** Append-only: no route updates or deletes a row. */
+export const auditLogs = pgTable(
+  'audit_logs',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id').notNull(),
+    action: text('action').notNull(),
+    entityType: text('entity_type').notNull(),
+    entityId: text('entity_id'),
+    actorId: uuid('actor_id'),
+    ipAddress: text('ip_address'),
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: created(),
+  },
+  (t) => [index('audit_logs_tenant_created_idx').on(t.tenantId, t.createdAt, t.id)],
+);
+
+export const mailOutbox = pgTable('mail_outbox', {
+  id: uuid('id').primaryKey(),
+  tenantId: uuid('tenant_id'),
+  recipient: text('recipient').notNull(),
+  subject: text('subject').notNull(),
+  body: text('body').notNull(),
+  /** SENT (SMTP accepted it), FAILED (SMTP refused or unreachable), LOGGED (no SMTP configured). */
+  status: text('status').notNull(),
+  error: text('error'),
+  createdAt: created(),
+});
+
+export const ROLES = ['OWNER', 'ADMIN', 'EDITOR', 'VIEWER'] as const;
+export type Role = (typeof ROLES)[number];

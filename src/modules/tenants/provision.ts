@@ -1,0 +1,53 @@
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { members, tenants } from '../../db/schema/index.js';
+import { randomHex } from '../../platform/crypto.js';
+import { AppError } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+
+export interface ProvisionInput {
+  name: string;
+  owner: { userId: string; email: string };
+}
+
+/**
+ * Creates a tenant with its first OWNER, inside the caller's transaction. Used by registration
+ * and Google sign-up; whatever every new tenant must have (a subscription) is added here.
+ */
+export async function provisionTenant(exec: Executor, input: ProvisionInput) {
+  const name = input.name.trim();
+  const [clash] = await exec
+    .select({ id: tenants.id })
+    .from(tenants)
+    .where(sql`lower(${tenants.name}) = lower(${name})`)
+    .limit(1);
+  if (clash) throw new AppError('TENANT_EXISTS');
+  const tenantId = newId();
+  let tenant: typeof tenants.$inferSelect | undefined;
+  try {
+    [tenant] = await exec
+      .insert(tenants)
+      .values({ id: tenantId, name, slug: `${slugify(name)}-${randomHex(3)}` })
+      .returning();
+  } catch (err) {
+    if (isUniqueViolation(err, 'tenants_name_lower_key')) throw new AppError('TENANT_EXISTS');
+    throw err;
+  }
+  const [member] = await exec
+    .insert(members)
+    .values({ id: newId(), tenantId, userId: input.owner.userId, email: input.owner.email, role: 'OWNER' })
+    .returning();
+  return { tenant: tenant!, member: member! };
+}
+
+export function slugify(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48);
+  return slug || 'company';
+}

@@ -1,0 +1,96 @@
+import { inArray, sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { apiKeys } from '../../db/schema/index.js';
+import { sha256 } from '../crypto.js';
+import { AppError } from '../errors.js';
+import type { InvalidationBus } from '../redis.js';
+
+export const API_KEY_RE = /^wfx_[0-9a-f]{64}$/;
+export const API_KEY_CHANNEL = 'api-key';
+
+export interface SdkAuth {
+  apiKeyId: string;
+  tenantId: string;
+}
+
+interface CachedKey {
+  key: (SdkAuth & { expiresAt: number | null; revoked: boolean }) | null;
+  loadedAt: number;
+}
+
+/**
+ * Verifies SDK API keys on the hot path without a database read per request: verified keys
+ * (and unknown ones) are cached briefly, revocation evicts them everywhere through the
+ * invalidation bus, and `lastUsedAt` is written in one batched UPDATE every few seconds.
+ */
+export function createApiKeyVerifier(opts: {
+  db: Database;
+  bus: InvalidationBus;
+  cacheTtlMs: number;
+  now?: () => number;
+}) {
+  const now = opts.now ?? Date.now;
+  const cache = new Map<string, CachedKey>();
+  const lastUsed = new Map<string, number>();
+  opts.bus.subscribe(API_KEY_CHANNEL, (keyHash) => cache.delete(keyHash));
+
+  async function load(keyHash: string): Promise<CachedKey['key']> {
+    const [row] = await opts.db
+      .select({
+        id: apiKeys.id,
+        tenantId: apiKeys.tenantId,
+        expiresAt: apiKeys.expiresAt,
+        revokedAt: apiKeys.revokedAt,
+      })
+      .from(apiKeys)
+      .where(sql`${apiKeys.keyHash} = ${keyHash}`)
+      .limit(1);
+    if (!row) return null;
+    return {
+      apiKeyId: row.id,
+      tenantId: row.tenantId,
+      expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
+      revoked: row.revokedAt !== null,
+    };
+  }
+
+  return {
+    async verify(rawKey: string | undefined): Promise<SdkAuth> {
+      if (!rawKey || !API_KEY_RE.test(rawKey)) throw new AppError('AUTH_FAILED');
+      const keyHash = sha256(rawKey);
+      const t = now();
+      let cached = cache.get(keyHash);
+      if (!cached || t - cached.loadedAt > opts.cacheTtlMs) {
+        cached = { key: await load(keyHash), loadedAt: t };
+        if (cache.size > 50_000) cache.clear();
+        cache.set(keyHash, cached);
+      }
+      const key = cached.key;
+      if (!key || key.revoked || (key.expiresAt !== null && key.expiresAt <= t))
+        throw new AppError('AUTH_FAILED');
+      lastUsed.set(key.apiKeyId, t);
+      return { apiKeyId: key.apiKeyId, tenantId: key.tenantId };
+    },
+    /** Evicts a key on this instance at once and on every other one through the bus. */
+    async invalidate(keyHash: string): Promise<void> {
+      cache.delete(keyHash);
+      await opts.bus.publish(API_KEY_CHANNEL, keyHash);
+    },
+    async flushLastUsed(): Promise<void> {
+      if (lastUsed.size === 0) return;
+      const batch = [...lastUsed.entries()];
+      lastUsed.clear();
+      const ids = batch.map(([id]) => id);
+      const times = batch.map(([, ms]) => new Date(ms).toISOString());
+      await opts.db
+        .update(apiKeys)
+        .set({
+          lastUsedAt: sql`greatest(${apiKeys.lastUsedAt}, u.t)`,
+        })
+        .from(sql`unnest(${sql.param(ids)}::uuid[], ${sql.param(times)}::timestamptz[]) as u(id, t)`)
+        .where(sql`${apiKeys.id} = u.id and ${inArray(apiKeys.id, ids)}`);
+    },
+    pendingLastUsed: () => lastUsed.size,
+  };
+}
+export type ApiKeyVerifier = ReturnType<typeof createApiKeyVerifier>;

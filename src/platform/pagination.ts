@@ -1,0 +1,40 @@
+import { z } from 'zod';
+
+/**
+ * The list rules of DECISIONS §2, shared by every list route: `page` ≥ 1 and `limit` 1..100,
+ * integers sent as strings; anything else is a 400.
+ */
+const intString = (min: number, max: number) =>
+  z.string().regex(/^\d+$/, 'must be an integer').transform(Number).pipe(z.number().int().min(min).max(max));
+
+export const paginationQuery = (defaultLimit = 20) =>
+  z.object({
+    page: intString(1, Number.MAX_SAFE_INTEGER).default(1),
+    limit: intString(1, 100).default(defaultLimit),
+  });
+
+export interface PageRequest {
+  page: number;
+  limit: number;
+}
+
+export interface ListMeta {
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+}
+
+export const pageOffset = ({ page, limit }: PageRequest) => (page - 1) * limit;
+
+export const listMeta = ({ page, limit }: PageRequest, total: number): ListMeta => ({
+  page,
+  limit,
+  total,
+  totalPages: total === 0 ? 0 : Math.ceil(total / limit),
+});
+
+export const toList = <T>(data: T[], page: PageRequest, total: number) => ({
+  data,
+  meta: listMeta(page, total),
+});

@@ -1,0 +1,64 @@
+import { EventEmitter } from 'node:events';
+import { Redis } from 'ioredis';
+
+export type { Redis };
+
+export function connectRedis(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+}
+
+/**
+ * Cache invalidation across instances. Local subscribers always hear a publish at once; with
+ * Redis, every other instance hears it through pub/sub too.
+ */
+export interface InvalidationBus {
+  publish(channel: string, key: string): Promise<void>;
+  subscribe(channel: string, handler: (key: string) => void): void;
+  close(): Promise<void>;
+}
+
+export function createInvalidationBus(redisUrl?: string, keyPrefix = 'guidance:'): InvalidationBus {
+  const PREFIX = `${keyPrefix}invalidate:`;
+  const local = new EventEmitter();
+  local.setMaxListeners(0);
+  if (!redisUrl) {
+    return {
+      async publish(channel, key) {
+        local.emit(channel, key);
+      },
+      subscribe(channel, handler) {
+        local.on(channel, handler);
+      },
+      async close() {
+        local.removeAllListeners();
+      },
+    };
+  }
+  const pub = connectRedis(redisUrl);
+  const sub = connectRedis(redisUrl);
+  const origin = Math.random().toString(36).slice(2);
+  const subscribed = new Set<string>();
+  sub.on('message', (fullChannel: string, message: string) => {
+    const sep = message.indexOf(':');
+    if (message.slice(0, sep) === origin) return; // our own publish was delivered locally already
+    local.emit(fullChannel.slice(PREFIX.length), message.slice(sep + 1));
+  });
+  return {
+    async publish(channel, key) {
+      local.emit(channel, key);
+      await pub.publish(PREFIX + channel, `${origin}:${key}`);
+    },
+    subscribe(channel, handler) {
+      local.on(channel, handler);
+      if (!subscribed.has(channel)) {
+        subscribed.add(channel);
+        void sub.subscribe(PREFIX + channel);
+      }
+    },
+    async close() {
+      local.removeAllListeners();
+      sub.disconnect();
+      pub.disconnect();
+    },
+  };
+}
