@@ -5,6 +5,7 @@ import { sha256 } from '../crypto.js';
 import { AppError } from '../errors.js';
 import type { InvalidationBus } from '../redis.js';
 
+export const API_KEY_PREFIX = 'wfx_';
 export const API_KEY_RE = /^wfx_[0-9a-f]{64}$/;
 export const API_KEY_CHANNEL = 'api-key';
 

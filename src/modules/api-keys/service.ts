@@ -1,0 +1,113 @@
+import { and, count, desc, eq, isNull, type SQL } from 'drizzle-orm';
+import { apiKeys } from '../../db/schema/index.js';
+import { API_KEY_PREFIX } from '../../platform/auth/api-key-auth.js';
+import { audit, type ServiceCtx } from '../../platform/context.js';
+import { randomHex, sha256 } from '../../platform/crypto.js';
+import { AppError } from '../../platform/errors.js';
+import { isUuid, newId } from '../../platform/ids.js';
+import { type PageRequest, pageOffset } from '../../platform/pagination.js';
+import { assertPlanAllows } from '../pricing/enforce.js';
+
+/** `keyPrefix` is the first 12 characters of the key (DECISIONS §4): `wfx_` and 8 hex. */
+const PREFIX_LENGTH = 12;
+
+const publicColumns = {
+  id: apiKeys.id,
+  name: apiKeys.name,
+  keyPrefix: apiKeys.keyPrefix,
+  tenantId: apiKeys.tenantId,
+  createdAt: apiKeys.createdAt,
+  expiresAt: apiKeys.expiresAt,
+  lastUsedAt: apiKeys.lastUsedAt,
+  revokedAt: apiKeys.revokedAt,
+};
+
+export async function createApiKey(ctx: ServiceCtx, input: { name: string; expiresAt?: Date | undefined }) {
+  if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
+    throw new AppError('VALIDATION_ERROR', 'expiresAt must be in the future', [
+      { path: 'expiresAt', message: 'must be in the future' },
+    ]);
+  }
+  const key = `${API_KEY_PREFIX}${randomHex(32)}`;
+  return ctx.db.transaction(async (tx) => {
+    await assertPlanAllows(tx, ctx.tenantId, 'apiKeys');
+    const [row] = await tx
+      .insert(apiKeys)
+      .values({
+        id: newId(),
+        tenantId: ctx.tenantId,
+        name: input.name,
+        keyHash: sha256(key),
+        keyPrefix: key.slice(0, PREFIX_LENGTH),
+        createdBy: ctx.actorId,
+        expiresAt: input.expiresAt ?? null,
+      })
+      .returning(publicColumns);
+    await audit(ctx, tx, {
+      action: 'API_KEY_CREATED',
+      entityType: 'api_key',
+      entityId: row!.id,
+      metadata: {
+        name: row!.name,
+        keyPrefix: row!.keyPrefix,
+        expiresAt: row!.expiresAt?.toISOString() ?? null,
+      },
+    });
+    return { ...row!, key };
+  });
+}
+
+export async function listApiKeys(ctx: ServiceCtx, query: PageRequest & { includeRevoked: boolean }) {
+  const where: SQL[] = [eq(apiKeys.tenantId, ctx.tenantId)];
+  if (!query.includeRevoked) where.push(isNull(apiKeys.revokedAt));
+  const [rows, [total]] = await Promise.all([
+    ctx.db
+      .select(publicColumns)
+      .from(apiKeys)
+      .where(and(...where))
+      .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+      .limit(query.limit)
+      .offset(pageOffset(query)),
+    ctx.db
+      .select({ n: count() })
+      .from(apiKeys)
+      .where(and(...where)),
+  ]);
+  return { rows, total: total?.n ?? 0 };
+}
+
+export async function getApiKey(ctx: ServiceCtx, id: string) {
+  if (!isUuid(id)) throw new AppError('NOT_FOUND', 'API key not found');
+  const [row] = await ctx.db
+    .select(publicColumns)
+    .from(apiKeys)
+    .where(and(eq(apiKeys.tenantId, ctx.tenantId), eq(apiKeys.id, id)))
+    .limit(1);
+  if (!row) throw new AppError('NOT_FOUND', 'API key not found');
+  return row;
+}
+
+/** Permanent: the key stops working at once here and, through the invalidation bus, everywhere. */
+export async function revokeApiKey(
+  ctx: ServiceCtx,
+  id: string,
+  onRevoked: (keyHash: string) => Promise<void>,
+) {
+  if (!isUuid(id)) throw new AppError('NOT_FOUND', 'API key not found');
+  const keyHash = await ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(apiKeys.tenantId, ctx.tenantId), eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+      .returning({ keyHash: apiKeys.keyHash, name: apiKeys.name, keyPrefix: apiKeys.keyPrefix });
+    if (!row) throw new AppError('NOT_FOUND', 'API key not found');
+    await audit(ctx, tx, {
+      action: 'API_KEY_REVOKED',
+      entityType: 'api_key',
+      entityId: id,
+      metadata: { name: row.name, keyPrefix: row.keyPrefix },
+    });
+    return row.keyHash;
+  });
+  await onRevoked(keyHash);
+}
