@@ -38,3 +38,8 @@ export const toList = <T>(data: T[], page: PageRequest, total: number) => ({
   data,
   meta: listMeta(page, total),
 });
+
+/** `search` is a case-insensitive substring match (DECISIONS §2); LIKE wildcards in it match literally. */
+export const containsPattern = (search: string): string => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export const sortDirection = z.enum(['asc', 'desc']);

@@ -1,2 +1,11 @@
-// Every domain's tables, one file per domain. Add new files here.
+// Every domain's tables, one file per domain. Migrations in ../migrations are the source of
+// truth for the database; these drizzle definitions mirror them for typed queries.
+
+export * from './analytics.js';
+export * from './audiences.js';
+export * from './content.js';
+export * from './events.js';
+export * from './flows.js';
 export * from './platform.js';
+export * from './pricing.js';
+export * from './translations.js';
