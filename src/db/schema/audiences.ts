@@ -1,2 +1,20 @@
-// Tables of the audiences domain.
-export {};
+import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { created, ts, updated } from './columns.js';
+import { tenants } from './platform.js';
+
+export const audiences = pgTable(
+  'audiences',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    ruleTree: jsonb('rule_tree').$type<unknown>().notNull(),
+    createdAt: created(),
+    updatedAt: updated(),
+    deletedAt: ts('deleted_at'),
+  },
+  (t) => [index('audiences_tenant_created_idx').on(t.tenantId, t.createdAt, t.id)],
+);

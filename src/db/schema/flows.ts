@@ -1,2 +1,58 @@
-// Tables of the flows domain.
-export {};
+import { index, integer, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
+import { created, ts, updated } from './columns.js';
+import { tenants } from './platform.js';
+
+export const FLOW_STATUSES = ['DRAFT', 'PUBLISHED', 'SCHEDULED', 'ARCHIVED'] as const;
+export type FlowStatus = (typeof FLOW_STATUSES)[number];
+
+export const flows = pgTable(
+  'flows',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    siteId: uuid('site_id').notNull(),
+    name: text('name').notNull(),
+    description: text('description'),
+    template: text('template').notNull(),
+    status: text('status').$type<FlowStatus>().notNull().default('DRAFT'),
+    audienceId: uuid('audience_id'),
+    settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+    trigger: jsonb('trigger').$type<{ type: string; config?: Record<string, unknown> } | null>(),
+    scheduledAt: ts('scheduled_at'),
+    expiresAt: ts('expires_at'),
+    publishedAt: ts('published_at'),
+    archivedAt: ts('archived_at'),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    index('flows_tenant_created_idx').on(t.tenantId, t.createdAt, t.id),
+    index('flows_tenant_status_idx').on(t.tenantId, t.status),
+  ],
+);
+
+export const flowSteps = pgTable(
+  'flow_steps',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    flowId: uuid('flow_id')
+      .notNull()
+      .references(() => flows.id, { onDelete: 'cascade' }),
+    order: integer('order').notNull(),
+    type: text('type').notNull(),
+    targetSelector: text('target_selector'),
+    content: jsonb('content').$type<Record<string, unknown>>().notNull().default({}),
+    settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    unique('flow_steps_flow_order_key').on(t.flowId, t.order),
+    index('flow_steps_tenant_flow_idx').on(t.tenantId, t.flowId),
+  ],
+);

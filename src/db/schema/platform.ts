@@ -10,10 +10,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
-const created = () => ts('created_at').notNull().defaultNow();
-const updated = () => ts('updated_at').notNull().defaultNow();
+import { created, ts, updated } from './columns.js';
 
 export const tenants = pgTable(
   'tenants',
