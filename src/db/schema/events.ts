@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { created, ts, updated } from './columns.js';
 import { tenants } from './platform.js';
 
@@ -20,3 +20,41 @@ export const endUsers = pgTable(
   },
   (t) => [index('end_users_tenant_last_seen_idx').on(t.tenantId, t.lastSeenAt)],
 );
+
+/** One row per accepted SDK request (migration 0008); `events` is the JSON array of its normalized events. */
+export const eventBatches = pgTable(
+  'event_batches',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id').notNull(),
+    correlationId: uuid('correlation_id').notNull(),
+    apiKeyId: uuid('api_key_id'),
+    receivedAt: ts('received_at').notNull(),
+    eventCount: integer('event_count').notNull(),
+    events: text('events').notNull(),
+    processedAt: ts('processed_at'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+  },
+  (t) => [index('event_batches_tenant_received_idx').on(t.tenantId, t.receivedAt)],
+);
+
+export const processedEventIds = pgTable(
+  'processed_event_ids',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    eventId: uuid('event_id').notNull(),
+    processedAt: ts('processed_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.eventId] })],
+);
+
+export const eventDeadLetters = pgTable('event_dead_letters', {
+  id: uuid('id').primaryKey(),
+  tenantId: uuid('tenant_id').notNull(),
+  batchId: uuid('batch_id').notNull(),
+  correlationId: uuid('correlation_id').notNull(),
+  event: jsonb('event').$type<Record<string, unknown>>().notNull(),
+  reason: text('reason').notNull(),
+  createdAt: created(),
+});

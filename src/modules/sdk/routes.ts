@@ -4,11 +4,14 @@ import { z } from 'zod';
 import { tenants } from '../../db/schema/index.js';
 import { API_KEY } from '../../platform/auth/guard.js';
 import { errors } from '../../platform/http/schemas.js';
+import { eventRoutes } from './events-routes.js';
 
 const tags = ['sdk'];
 const sdkSecurity = [{ apiKey: [] }];
 
 export const sdkRoutes: FastifyPluginAsyncZod = async (app) => {
+  await app.register(eventRoutes);
+
   // Placeholder until SDK delivery: proves API-key authentication end to end.
   app.get(
     '/api/sdk/config',

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { EVENT_TYPES } from './event-types.js';
+
+/** At most this many events a request (DECISIONS §4); the SDK sends 50 by default. */
+export const MAX_EVENTS_PER_REQUEST = 500;
+/** Client clocks drift: a timestamp further ahead than this is clamped to the receive time. */
+export const MAX_FUTURE_SKEW_MS = 5 * 60_000;
+
+const jsonRecord = z.record(z.string(), z.unknown());
+
+export const sdkEvent = z
+  .object({
+    id: z.uuid().optional().describe('Client-generated UUID; a retried event with the same id counts once'),
+    type: z.enum(EVENT_TYPES),
+    name: z.string().min(1).max(255).optional(),
+    properties: jsonRecord.optional(),
+    timestamp: z.iso.datetime({ offset: true }).optional().describe('ISO 8601; server time when omitted'),
+    userId: z.string().min(1).max(255).optional(),
+    anonymousId: z.string().min(1).max(255).optional(),
+    sessionId: z.string().min(1).max(255).optional(),
+    url: z.string().max(4096).optional(),
+    metadata: jsonRecord.optional(),
+  })
+  .refine((e) => e.type !== 'CUSTOM' || e.name !== undefined, {
+    path: ['name'],
+    message: 'CUSTOM events need a name',
+  });
+export type SdkEventInput = z.infer<typeof sdkEvent>;
+
+export const eventsBody = z.object({
+  events: z.array(sdkEvent).min(1).max(MAX_EVENTS_PER_REQUEST),
+});
+
+export const eventsAccepted = z.object({
+  data: z.object({ accepted: z.number().int(), correlationId: z.uuid() }),
+});

@@ -1,0 +1,275 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
+import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
+import { eventBatches, eventDeadLetters } from '../../db/schema/index.js';
+import { newId } from '../../platform/ids.js';
+import {
+  type EventEffect,
+  type ProcessedBatch,
+  processPendingEvents,
+} from '../../workers/event-processor.js';
+import { EVENT_TYPES, type StoredEvent } from './event-types.js';
+
+let t: TestApp;
+let acme: TenantFixture;
+let key: string;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  acme = await createTenant(t);
+  const res = await t.inject({
+    method: 'POST',
+    url: '/api/tenants/api-keys',
+    headers: acme.owner.headers,
+    payload: { name: 'sdk' },
+  });
+  key = res.json().data.key;
+});
+afterAll(() => t.close());
+
+const post = (events: unknown, headers: Record<string, string> = { 'x-api-key': key }) =>
+  t.inject({ method: 'POST', url: '/api/sdk/events', headers, payload: { events } });
+
+async function storedBatch(correlationId: string) {
+  const [row] = await t.deps.database.db
+    .select()
+    .from(eventBatches)
+    .where(eq(eventBatches.correlationId, correlationId));
+  return row ? { ...row, parsed: JSON.parse(row.events) as StoredEvent[] } : undefined;
+}
+
+/** Runs processing with a recording effect (plus whatever the test adds). */
+async function processWith(...extra: EventEffect[]) {
+  const seen: { batch: ProcessedBatch; event: StoredEvent }[] = [];
+  const recorder: EventEffect = {
+    name: 'recorder',
+    async apply(_tx, batches) {
+      for (const batch of batches) for (const event of batch.events) seen.push({ batch, event });
+    },
+  };
+  await processPendingEvents(t.deps, [...extra, recorder]);
+  return seen;
+}
+
+describe('POST /api/sdk/events', () => {
+  it('answers 202 with accepted and correlationId only once the batch is stored', async () => {
+    const res = await post([
+      { type: 'PAGE_VIEW', url: 'https://app.example.com/home', properties: { title: 'Home' } },
+    ]);
+    expect(res.statusCode).toBe(202);
+    const { accepted, correlationId } = res.json().data;
+    expect(accepted).toBe(1);
+    expect(correlationId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers['x-correlation-id']).toBe(correlationId);
+    const row = await storedBatch(correlationId);
+    expect(row).toMatchObject({ tenantId: acme.tenantId, eventCount: 1, processedAt: null });
+    expect(row!.parsed[0]).toMatchObject({
+      type: 'PAGE_VIEW',
+      url: 'https://app.example.com/home',
+      properties: { title: 'Home' },
+    });
+  });
+
+  it('accepts every event type of the spec', async () => {
+    const events = EVENT_TYPES.map((type) => ({
+      type,
+      ...(type === 'CUSTOM' ? { name: 'plan_upgraded' } : {}),
+    }));
+    expect(events).toHaveLength(29);
+    const res = await post(events);
+    expect(res.statusCode).toBe(202);
+    expect(res.json().data.accepted).toBe(29);
+  });
+
+  it('refuses an unknown type, naming its path', async () => {
+    const error = expectError(
+      await post([{ type: 'PAGE_VIEW' }, { type: 'PAGE_VISIT' }]),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expect(error.details).toEqual([{ path: 'events.1.type', message: expect.any(String) }]);
+  });
+
+  it('validates each field with events.N.field paths', async () => {
+    const cases: [unknown, string][] = [
+      [{ type: 'CUSTOM' }, 'events.0.name'],
+      [{ type: 'CLICK', properties: 'x' }, 'events.0.properties'],
+      [{ type: 'CLICK', metadata: [1] }, 'events.0.metadata'],
+      [{ type: 'CLICK', timestamp: 'yesterday' }, 'events.0.timestamp'],
+      [{ type: 'CLICK', userId: 42 }, 'events.0.userId'],
+      [{ type: 'CLICK', id: 'not-a-uuid' }, 'events.0.id'],
+      [{ type: 'CLICK', url: 7 }, 'events.0.url'],
+    ];
+    for (const [event, path] of cases) {
+      const error = expectError(await post([event]), 400, 'VALIDATION_ERROR');
+      expect((error.details as { path: string }[]).map((d) => d.path)).toContain(path);
+    }
+    expectError(await post([]), 400, 'VALIDATION_ERROR');
+    expectError(
+      await t.inject({ method: 'POST', url: '/api/sdk/events', headers: { 'x-api-key': key }, payload: {} }),
+      400,
+      'VALIDATION_ERROR',
+    );
+  });
+
+  it('accepts 500 events and refuses 501 at path events', async () => {
+    const many = (n: number) => Array.from({ length: n }, () => ({ type: 'CLICK' }));
+    expect((await post(many(500))).json().data.accepted).toBe(500);
+    const error = expectError(await post(many(501)), 400, 'VALIDATION_ERROR');
+    expect(error.details).toEqual([{ path: 'events', message: expect.any(String) }]);
+  });
+
+  it('defaults the timestamp to server time and clamps timestamps far in the future', async () => {
+    const now = Date.parse('2026-06-01T12:00:00.000Z');
+    t.clock.set(now);
+    try {
+      const res = await post([
+        { type: 'CLICK' },
+        { type: 'CLICK', timestamp: '2026-06-01T12:04:00+00:00' },
+        { type: 'CLICK', timestamp: '2026-06-01T13:00:00Z' },
+        { type: 'CLICK', timestamp: '2025-01-01T00:00:00.000Z' },
+      ]);
+      const row = await storedBatch(res.json().data.correlationId);
+      expect(row!.parsed.map((e) => e.timestamp)).toEqual([
+        '2026-06-01T12:00:00.000Z',
+        '2026-06-01T12:04:00.000Z',
+        '2026-06-01T12:00:00.000Z',
+        '2025-01-01T00:00:00.000Z',
+      ]);
+      expect(row!.receivedAt.toISOString()).toBe('2026-06-01T12:00:00.000Z');
+    } finally {
+      t.clock.set(Date.now());
+    }
+  });
+
+  it('accepts a navigator.sendBeacon body: text/plain with _apiKey inside', async () => {
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/sdk/events',
+      headers: { 'content-type': 'text/plain;charset=UTF-8' },
+      payload: JSON.stringify({
+        _apiKey: key,
+        events: [{ type: 'FLOW_DISMISSED', properties: { flowId: 'f' } }],
+      }),
+    });
+    expect(res.statusCode).toBe(202);
+    const row = await storedBatch(res.json().data.correlationId);
+    expect(row!.tenantId).toBe(acme.tenantId);
+    expect(row!.events).not.toContain(key);
+  });
+
+  it('needs a valid API key', async () => {
+    expectError(await post([{ type: 'CLICK' }], {}), 401, 'AUTH_FAILED');
+    expectError(
+      await post([{ type: 'CLICK' }], { authorization: `Bearer ${acme.owner.token}` }),
+      401,
+      'AUTH_FAILED',
+    );
+  });
+});
+
+describe('event processing', () => {
+  it('processes every stored event once, with its correlationId, and marks batches processed', async () => {
+    await processWith(); // settle earlier tests' batches
+    const a = await post([{ type: 'CLICK' }, { type: 'PAGE_VIEW' }]);
+    const b = await post([{ type: 'CUSTOM', name: 'x' }]);
+    const seen = await processWith();
+    expect(seen.map((s) => s.event.type).sort()).toEqual(['CLICK', 'CUSTOM', 'PAGE_VIEW']);
+    expect(new Set(seen.map((s) => s.batch.correlationId))).toEqual(
+      new Set([a.json().data.correlationId, b.json().data.correlationId]),
+    );
+    expect((await storedBatch(a.json().data.correlationId))!.processedAt).toBeInstanceOf(Date);
+    expect(await processWith()).toEqual([]);
+  });
+
+  it('counts a retried batch with the same client ids once', async () => {
+    await processWith();
+    const events = [
+      { id: newId(), type: 'CLICK' },
+      { id: newId(), type: 'PAGE_VIEW' },
+    ];
+    expect((await post(events)).statusCode).toBe(202);
+    expect((await post(events)).statusCode).toBe(202);
+    const seen = await processWith();
+    expect(seen.map((s) => s.event.id).sort()).toEqual(events.map((e) => e.id).sort());
+    // and once more after the first pass already processed them
+    await post(events);
+    expect(await processWith()).toEqual([]);
+  });
+
+  it('keeps client ids per tenant: the same id in another tenant is another event', async () => {
+    await processWith();
+    const other = await createTenant(t);
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/tenants/api-keys',
+      headers: other.owner.headers,
+      payload: { name: 'k' },
+    });
+    const id = newId();
+    await post([{ id, type: 'CLICK' }]);
+    await post([{ id, type: 'CLICK' }], { 'x-api-key': res.json().data.key });
+    const seen = await processWith();
+    expect(seen.map((s) => s.batch.tenantId).sort()).toEqual([acme.tenantId, other.tenantId].sort());
+  });
+
+  it('retries a failing batch, isolates it from the others, and sets it aside after 5 attempts', async () => {
+    await processWith();
+    const poison = await post([{ type: 'ERROR', properties: { message: 'poison' } }]);
+    const healthy = await post([{ type: 'CLICK' }]);
+    const failing: EventEffect = {
+      name: 'failing',
+      async apply(_tx, batches) {
+        if (batches.some((b) => b.events.some((e) => e.properties?.message === 'poison')))
+          throw new Error('boom');
+      },
+    };
+    const first = await processWith(failing);
+    expect(first.map((s) => s.batch.correlationId)).toEqual([healthy.json().data.correlationId]);
+    for (let i = 0; i < 4; i++) await processWith(failing);
+    const row = await storedBatch(poison.json().data.correlationId);
+    expect(row).toMatchObject({ attempts: 5, lastError: 'boom' });
+    expect(row!.processedAt).toBeInstanceOf(Date);
+  });
+
+  it('dead-letters single events through the effect context', async () => {
+    await processWith();
+    const res = await post([{ type: 'SURVEY_RESPONSE', properties: { surveyId: 'nope' } }]);
+    await processWith({
+      name: 'rejecting',
+      async apply(_tx, batches, ctx) {
+        for (const b of batches) for (const e of b.events) await ctx.deadLetter(b, e, 'survey not found');
+      },
+    });
+    const rows = await t.deps.database.db
+      .select()
+      .from(eventDeadLetters)
+      .where(eq(eventDeadLetters.correlationId, res.json().data.correlationId));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ tenantId: acme.tenantId, reason: 'survey not found' });
+  });
+
+  it('lets several processors run at once without processing a batch twice', async () => {
+    await processWith();
+    for (let i = 0; i < 20; i++) await post([{ type: 'CLICK', properties: { i } }]);
+    const second = await createTestApp({ db: t.db });
+    try {
+      const seen: number[] = [];
+      const effect: EventEffect = {
+        name: 'collect',
+        async apply(_tx, batches) {
+          for (const b of batches) for (const e of b.events) seen.push(e.properties!.i as number);
+        },
+      };
+      await Promise.all([
+        processPendingEvents(t.deps, [effect], 3),
+        processPendingEvents(second.deps, [effect], 3),
+        processPendingEvents(t.deps, [effect], 2),
+      ]);
+      expect(seen.sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    } finally {
+      await second.close();
+    }
+  });
+});

@@ -1,0 +1,182 @@
+import type { Logger } from 'pino';
+import type { Executor } from '../db/client.js';
+import { rawQuery } from '../db/raw.js';
+import { eventDeadLetters } from '../db/schema/index.js';
+import type { AppDeps } from '../deps.js';
+import type { StoredEvent } from '../modules/sdk/event-types.js';
+import { newId } from '../platform/ids.js';
+
+/** A stored batch as processing sees it, with its events parsed and duplicates removed. */
+export interface ProcessedBatch {
+  id: string;
+  tenantId: string;
+  correlationId: string;
+  receivedAt: Date;
+  events: StoredEvent[];
+  /** Child logger carrying the batch's correlationId. */
+  log: Logger;
+}
+
+export interface EffectContext {
+  /** Parks an event that cannot be applied, with the reason, instead of failing the batch. */
+  deadLetter(batch: ProcessedBatch, event: StoredEvent, reason: string): Promise<void>;
+}
+
+/**
+ * One consequence of accepted events (end-user activity, survey responses, analytics rollups).
+ * Effects run inside the transaction that marks the batches processed, so each batch's effects
+ * commit exactly once, together, or not at all.
+ */
+export interface EventEffect {
+  name: string;
+  apply(tx: Executor, batches: ProcessedBatch[], ctx: EffectContext): Promise<void>;
+}
+
+const CLAIM = `select id, tenant_id, correlation_id, received_at, events, attempts from event_batches
+  where processed_at is null order by id limit $1 for update skip locked`;
+const GIVE_UP_AFTER = 5;
+
+interface ClaimedRow {
+  id: string;
+  tenant_id: string;
+  correlation_id: string;
+  received_at: Date | string;
+  events: string;
+  attempts: number;
+}
+
+/**
+ * Processes pending batches until none is left. Several instances may run it at once: each
+ * claims different batches (SKIP LOCKED). A crash before commit leaves the batches pending,
+ * so processing resumes where it stopped; client event ids make a retried request count once.
+ */
+export async function processPendingEvents(
+  deps: AppDeps,
+  effects: EventEffect[],
+  chunk = 50,
+): Promise<number> {
+  let processed = 0;
+  for (;;) {
+    const n = await processChunk(deps, effects, chunk);
+    if (n === 0) return processed;
+    processed += n;
+  }
+}
+
+async function processChunk(deps: AppDeps, effects: EventEffect[], chunk: number): Promise<number> {
+  let claimedIds: string[] = [];
+  try {
+    return await deps.database.db.transaction(async (tx) => {
+      const rows = await rawQuery<ClaimedRow>(tx, CLAIM, [chunk]);
+      claimedIds = rows.map((r) => r.id);
+      if (rows.length === 0) return 0;
+      await applyBatches(tx, deps, effects, rows);
+      return rows.length;
+    });
+  } catch (err) {
+    if (claimedIds.length === 0) throw err;
+    // Find the poison: retry the chunk's batches one at a time.
+    if (claimedIds.length > 1) {
+      let done = 0;
+      for (let i = 0; i < claimedIds.length; i++) done += await processOne(deps, effects);
+      return done;
+    }
+    await recordFailure(deps, claimedIds[0]!, err);
+    return 1;
+  }
+}
+
+async function processOne(deps: AppDeps, effects: EventEffect[]): Promise<number> {
+  let claimed: string | null = null;
+  try {
+    return await deps.database.db.transaction(async (tx) => {
+      const rows = await rawQuery<ClaimedRow>(tx, CLAIM, [1]);
+      if (rows.length === 0) return 0;
+      claimed = rows[0]!.id;
+      await applyBatches(tx, deps, effects, rows);
+      return 1;
+    });
+  } catch (err) {
+    if (!claimed) throw err;
+    await recordFailure(deps, claimed, err);
+    return 1;
+  }
+}
+
+async function recordFailure(deps: AppDeps, batchId: string, err: unknown): Promise<void> {
+  const message = (err as Error)?.message ?? String(err);
+  const [row] = await deps.database.query<{ attempts: number; correlation_id: string }>(
+    `update event_batches set attempts = attempts + 1, last_error = $2,
+       processed_at = case when attempts + 1 >= $3 then now() else null end
+     where id = $1 returning attempts, correlation_id`,
+    [batchId, message.slice(0, 2000), GIVE_UP_AFTER],
+  );
+  const log = deps.log.child({ correlationId: row?.correlation_id, batchId });
+  if (row && row.attempts >= GIVE_UP_AFTER) log.error({ err }, 'event batch failed too often: set aside');
+  else log.warn({ err, attempts: row?.attempts }, 'event batch processing failed; will retry');
+}
+
+async function applyBatches(
+  tx: Executor,
+  deps: AppDeps,
+  effects: EventEffect[],
+  rows: ClaimedRow[],
+): Promise<void> {
+  const batches = rows.map<ProcessedBatch>((r) => ({
+    id: r.id,
+    tenantId: r.tenant_id,
+    correlationId: r.correlation_id,
+    receivedAt: new Date(r.received_at),
+    events: JSON.parse(r.events) as StoredEvent[],
+    log: deps.log.child({ correlationId: r.correlation_id }),
+  }));
+  await dropDuplicates(tx, batches);
+  const ctx: EffectContext = {
+    async deadLetter(batch, event, reason) {
+      batch.log.info({ eventId: event.id, type: event.type, reason }, 'event set aside');
+      await tx.insert(eventDeadLetters).values({
+        id: newId(),
+        tenantId: batch.tenantId,
+        batchId: batch.id,
+        correlationId: batch.correlationId,
+        event: event as unknown as Record<string, unknown>,
+        reason,
+      });
+    },
+  };
+  for (const effect of effects) await effect.apply(tx, batches, ctx);
+  await rawQuery(tx, 'update event_batches set processed_at = now() where id = any($1::uuid[])', [
+    rows.map((r) => r.id),
+  ]);
+  for (const b of batches) b.log.debug({ events: b.events.length }, 'event batch processed');
+}
+
+/** Events whose client id was processed before (a retried request) are removed from their batch. */
+async function dropDuplicates(tx: Executor, batches: ProcessedBatch[]): Promise<void> {
+  const tenants: string[] = [];
+  const ids: string[] = [];
+  for (const b of batches) {
+    for (const e of b.events) {
+      if (!e.clientId) continue;
+      tenants.push(b.tenantId);
+      ids.push(e.id);
+    }
+  }
+  if (ids.length === 0) return;
+  const fresh = await rawQuery<{ tenant_id: string; event_id: string }>(
+    tx,
+    `insert into processed_event_ids (tenant_id, event_id)
+       select * from unnest($1::uuid[], $2::uuid[]) on conflict do nothing returning tenant_id, event_id`,
+    [tenants, ids],
+  );
+  const accepted = new Set(fresh.map((r) => `${r.tenant_id}:${r.event_id}`));
+  for (const b of batches) {
+    b.events = b.events.filter((e) => {
+      if (!e.clientId) return true;
+      const key = `${b.tenantId}:${e.id}`;
+      // The same id twice in one chunk: only the first occurrence counts.
+      if (!accepted.delete(key)) return false;
+      return true;
+    });
+  }
+}
