@@ -38,6 +38,7 @@ const catalogue = {
   TENANT_EXISTS: [409, 'CONFLICT', 'Company name already exists'],
   MEMBER_EXISTS: [409, 'CONFLICT', 'Already a member'],
   AUDIENCE_IN_USE: [409, 'CONFLICT', 'Audience is still referenced'],
+  LOCALE_IN_USE: [409, 'CONFLICT', 'Locale still has translations'],
   INVALID_STATE_TRANSITION: [409, 'CONFLICT', 'This action is not allowed in the current state'],
   VERSION_CONFLICT: [409, 'CONFLICT', 'The record was changed by someone else'],
   RESEND_LIMIT_REACHED: [409, 'CONFLICT', 'Invite resend limit reached'],

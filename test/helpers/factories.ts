@@ -35,7 +35,11 @@ export interface TenantFixture {
   as(role: Role): Promise<Actor>;
 }
 
-export async function createTenant(t: TestApp, opts: { name?: string } = {}): Promise<TenantFixture> {
+/** `plan`: the tenant's plan (default: the app's DEFAULT_PLAN, which tests set to enterprise). */
+export async function createTenant(
+  t: TestApp,
+  opts: { name?: string; plan?: string } = {},
+): Promise<TenantFixture> {
   const name = opts.name ?? `Company ${randomHex(4)}`;
   const db = t.deps.database.db;
   const email = `owner-${randomHex(4)}@example.com`;
@@ -44,7 +48,7 @@ export async function createTenant(t: TestApp, opts: { name?: string } = {}): Pr
     await tx
       .insert(users)
       .values({ id: userId, email, name: 'Owner', passwordHash: await testPasswordHash() });
-    return provisionTenant(tx, { name, owner: { userId, email } });
+    return provisionTenant(tx, { name, owner: { userId, email }, plan: opts.plan ?? t.config.defaultPlan });
   });
   const owner = await signIn(t, { userId, memberId: member.id, email, role: 'OWNER', tenantId: tenant.id });
   return {

@@ -1,3 +1,119 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { platformAdmin, requireRole } from '../../platform/auth/guard.js';
+import { ctxOf } from '../../platform/context.js';
+import { errors, idParams } from '../../platform/http/schemas.js';
+import { publishTenantConfigChanged } from '../tenants/config-events.js';
+import {
+  adminSubscriptionResponse,
+  changeSubscriptionBody,
+  checkFeatureBody,
+  checkFeatureResponse,
+  planList,
+  subscriptionResponse,
+  usageResponse,
+} from './schemas.js';
+import {
+  changeTenantSubscription,
+  checkFeature,
+  getCurrentSubscription,
+  getTenantSubscription,
+  getUsage,
+  listPlans,
+} from './service.js';
 
-export const pricingRoutes: FastifyPluginAsyncZod = async () => {};
+const tags = ['pricing'];
+const viewer = { auth: requireRole('VIEWER') };
+
+export const pricingRoutes: FastifyPluginAsyncZod = async (app) => {
+  const now = () => new Date(app.deps.clock());
+
+  app.get(
+    '/api/pricing/plans',
+    { config: viewer, schema: { tags, response: { 200: planList, ...errors(401, 403) } } },
+    async (request) => ({ data: await listPlans(ctxOf(request).db) }),
+  );
+
+  app.get(
+    '/api/pricing/current',
+    { config: viewer, schema: { tags, response: { 200: subscriptionResponse, ...errors(401, 403) } } },
+    async (request) => {
+      const ctx = ctxOf(request);
+      return { data: await getCurrentSubscription(ctx.db, ctx.tenantId, now()) };
+    },
+  );
+
+  app.post(
+    '/api/pricing/check-feature',
+    {
+      config: viewer,
+      schema: {
+        tags,
+        description:
+          'A feature outside the plan: allowed false, usage null, reason says why. A limited resource: allowed while used < limit (limit null = unlimited).',
+        body: checkFeatureBody,
+        response: { 200: checkFeatureResponse, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const ctx = ctxOf(request);
+      return { data: await checkFeature(ctx.db, ctx.tenantId, request.body.feature, now()) };
+    },
+  );
+
+  app.get(
+    '/api/pricing/usage',
+    { config: viewer, schema: { tags, response: { 200: usageResponse, ...errors(401, 403) } } },
+    async (request) => {
+      const ctx = ctxOf(request);
+      return { data: await getUsage(ctx.db, ctx.tenantId, now()) };
+    },
+  );
+
+  // Platform administration (DECISIONS §3): platform token, admin rate scopes.
+  const adminTags = ['admin'];
+
+  app.get(
+    '/api/admin/tenants/:id/subscription',
+    {
+      config: { auth: platformAdmin('read') },
+      schema: {
+        tags: adminTags,
+        params: idParams,
+        response: { 200: adminSubscriptionResponse, ...errors(401, 404, 429) },
+      },
+    },
+    async (request) => ({
+      data: await getTenantSubscription(app.deps.database.db, request.params.id, now()),
+    }),
+  );
+
+  app.put(
+    '/api/admin/tenants/:id/subscription',
+    {
+      config: { auth: platformAdmin('write') },
+      schema: {
+        tags: adminTags,
+        description: 'Moves the tenant to the plan and starts a new one-month period now; effective at once.',
+        params: idParams,
+        body: changeSubscriptionBody,
+        response: { 200: adminSubscriptionResponse, ...errors(400, 401, 404, 429) },
+      },
+    },
+    async (request) => {
+      const data = await changeTenantSubscription(app.deps.database.db, {
+        tenantId: request.params.id,
+        plan: request.body.plan,
+        now: now(),
+        ip: request.ip,
+      });
+      // After commit: cached SDK configs carry the plan.
+      await publishTenantConfigChanged(app.deps.bus, data.tenantId).catch((err: Error) =>
+        app.log.warn(
+          { err: err.message, tenantId: data.tenantId },
+          'tenant-config invalidation not published',
+        ),
+      );
+      return { data };
+    },
+  );
+};

@@ -1,0 +1,19 @@
+import Fastify from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { eventsAccepted, eventsBody } from '../src/modules/sdk/events-schema.js';
+
+/**
+ * The two ceilings the service is compared with, measured in the same run: a bare Fastify
+ * hello-world, and a POST of the same events body that is only parsed and validated (the
+ * service's own schema) and answered 202 without storing anything.
+ */
+const app = Fastify({ logger: false }).withTypeProvider<ZodTypeProvider>();
+app.setValidatorCompiler(validatorCompiler);
+app.setSerializerCompiler(serializerCompiler);
+app.get('/hello', async () => ({ hello: 'world' }));
+app.post('/parse-only', { schema: { body: eventsBody, response: { 202: eventsAccepted } } }, async (request, reply) =>
+  reply.code(202).send({ data: { accepted: request.body.events.length, correlationId: crypto.randomUUID() } }),
+);
+const port = Number(process.argv[2] ?? 0);
+const address = await app.listen({ port, host: '127.0.0.1' });
+console.log(`listening ${address}`);

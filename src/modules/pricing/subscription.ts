@@ -1,0 +1,124 @@
+import { eq, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { plans, subscriptions } from '../../db/schema/index.js';
+import { AppError } from '../../platform/errors.js';
+import { isUuid } from '../../platform/ids.js';
+import {
+  FALLBACK_PLAN,
+  PLAN_FEATURE_KEYS,
+  PLAN_LIMIT_KEYS,
+  type PlanFeatureKey,
+  type PlanLimitKey,
+} from './keys.js';
+import { addMonths, currentPeriod } from './period.js';
+
+export type PlanRow = typeof plans.$inferSelect;
+
+export interface Plan {
+  id: string;
+  name: string;
+  priceMonthly: number;
+  priceYearly: number;
+  features: Record<PlanFeatureKey, boolean>;
+  limits: Record<PlanLimitKey, number | null>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * Plans are data; a key missing from a row reads as "off" / 0 (fail closed), so a plan edited
+ * by hand never grants more than it says.
+ */
+export function toPlan(row: PlanRow): Plan {
+  const features = {} as Record<PlanFeatureKey, boolean>;
+  for (const k of PLAN_FEATURE_KEYS) features[k] = row.features?.[k] === true;
+  const limits = {} as Record<PlanLimitKey, number | null>;
+  for (const k of PLAN_LIMIT_KEYS) {
+    const v = row.limits?.[k];
+    limits[k] = v === null ? null : typeof v === 'number' ? v : 0;
+  }
+  return { ...row, features, limits };
+}
+
+export const isFreePlan = (plan: Pick<Plan, 'priceMonthly' | 'priceYearly'>) =>
+  plan.priceMonthly === 0 && plan.priceYearly === 0;
+
+export interface TenantSubscription {
+  tenantId: string;
+  plan: Plan;
+  status: string;
+  /** The period `now` falls in (see `currentPeriod`). */
+  currentPeriodStart: Date;
+  currentPeriodEnd: Date;
+}
+
+export async function findPlanByName(exec: Executor, name: string): Promise<Plan | null> {
+  const [row] = await exec.select().from(plans).where(eq(plans.name, name)).limit(1);
+  return row ? toPlan(row) : null;
+}
+
+/**
+ * Starts `tenantId` on the named plan, period from `now` to a month later. Inside the
+ * provisioning transaction; an unknown plan name is a configuration error (DEFAULT_PLAN).
+ */
+export async function createSubscription(
+  exec: Executor,
+  tenantId: string,
+  planName: string,
+  now = new Date(),
+) {
+  const plan = await findPlanByName(exec, planName);
+  if (!plan) throw new Error(`Unknown plan "${planName}": check DEFAULT_PLAN`);
+  await exec.insert(subscriptions).values({
+    tenantId,
+    planId: plan.id,
+    status: 'active',
+    currentPeriodStart: now,
+    currentPeriodEnd: addMonths(now, 1),
+  });
+  return plan;
+}
+
+/**
+ * The tenant's subscription with its plan. `lock` takes the row FOR UPDATE so creates checked
+ * against a limit in concurrent transactions run one after another. A tenant without a row
+ * (created outside provisioning) gets the fallback plan on first read; an unknown tenant is
+ * TENANT_NOT_FOUND.
+ */
+export async function loadSubscription(
+  exec: Executor,
+  tenantId: string,
+  opts: { lock?: boolean; now?: Date } = {},
+): Promise<TenantSubscription> {
+  if (!isUuid(tenantId)) throw new AppError('TENANT_NOT_FOUND');
+  const now = opts.now ?? new Date();
+  let row = await selectSubscription(exec, tenantId, opts.lock ?? false);
+  if (!row) {
+    await exec.execute(sql`
+      insert into subscriptions (tenant_id, plan_id, status, current_period_start, current_period_end)
+      select t.id, p.id, 'active', ${now.toISOString()}::timestamptz, ${addMonths(now, 1).toISOString()}::timestamptz
+      from tenants t join plans p on p.name = ${FALLBACK_PLAN}
+      where t.id = ${tenantId}
+      on conflict (tenant_id) do nothing`);
+    row = await selectSubscription(exec, tenantId, opts.lock ?? false);
+    if (!row) throw new AppError('TENANT_NOT_FOUND');
+  }
+  const period = currentPeriod(row.sub.currentPeriodStart, row.sub.currentPeriodEnd, now);
+  return {
+    tenantId,
+    plan: toPlan(row.plan),
+    status: row.sub.status,
+    currentPeriodStart: period.start,
+    currentPeriodEnd: period.end,
+  };
+}
+
+async function selectSubscription(exec: Executor, tenantId: string, lock: boolean) {
+  const query = exec
+    .select({ sub: subscriptions, plan: plans })
+    .from(subscriptions)
+    .innerJoin(plans, eq(plans.id, subscriptions.planId))
+    .where(eq(subscriptions.tenantId, tenantId));
+  const [row] = lock ? await query.for('update', { of: subscriptions }) : await query;
+  return row;
+}

@@ -1,0 +1,215 @@
+import { and, asc, count, desc, eq, ne, sql } from 'drizzle-orm';
+import type { Executor, Transaction } from '../../db/client.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
+import { type Locale, locales, translations } from '../../db/schema/index.js';
+import { audit, type ServiceCtx } from '../../platform/context.js';
+import { AppError, notFound, validationError } from '../../platform/errors.js';
+import { isUuid, newId } from '../../platform/ids.js';
+import type { CreateLocaleInput, UpdateLocaleInput } from './schemas.js';
+
+/**
+ * Locales of a tenant. Invariant: once a tenant has locales, exactly one is the default.
+ * Every locale write takes a per-tenant advisory lock first, so the "first locale becomes
+ * default", "setting a default unsets the others" and "keep one default" rules hold under
+ * concurrent requests (they run one after the other); the partial unique index
+ * `locales_tenant_default_key` is the backstop in the database.
+ */
+
+export const localeColumns = {
+  id: locales.id,
+  tenantId: locales.tenantId,
+  code: locales.code,
+  name: locales.name,
+  isDefault: locales.isDefault,
+  isRtl: locales.isRtl,
+  createdAt: locales.createdAt,
+  updatedAt: locales.updatedAt,
+};
+
+const lockTenantLocales = (tx: Transaction, tenantId: string) =>
+  tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`locales:${tenantId}`}, 0))`);
+
+/** The tenant's locale with this code (case-insensitive), or a 400 at `path`. */
+export async function resolveLocale(exec: Executor, tenantId: string, code: string, path: string) {
+  const [row] = await exec
+    .select(localeColumns)
+    .from(locales)
+    .where(and(eq(locales.tenantId, tenantId), sql`lower(${locales.code}) = lower(${code})`))
+    .limit(1);
+  if (!row) throw validationError([{ path, message: `unknown locale "${code}"` }]);
+  return row;
+}
+
+/** Default first, then by code. */
+export function listLocales(ctx: ServiceCtx): Promise<Locale[]> {
+  return ctx.db
+    .select(localeColumns)
+    .from(locales)
+    .where(eq(locales.tenantId, ctx.tenantId))
+    .orderBy(desc(locales.isDefault), asc(locales.code));
+}
+
+export async function getLocale(ctx: ServiceCtx, id: string): Promise<Locale> {
+  if (!isUuid(id)) throw notFound('Locale');
+  const [row] = await ctx.db
+    .select(localeColumns)
+    .from(locales)
+    .where(and(eq(locales.tenantId, ctx.tenantId), eq(locales.id, id)))
+    .limit(1);
+  if (!row) throw notFound('Locale');
+  return row;
+}
+
+const duplicateCode = () => validationError([{ path: 'code', message: 'locale already exists' }]);
+
+/** The tenant's first locale becomes its default whatever `isDefault` says. */
+export async function createLocale(ctx: ServiceCtx, input: CreateLocaleInput): Promise<Locale> {
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      await lockTenantLocales(tx, ctx.tenantId);
+      const existing = await tx
+        .select({ code: locales.code, isDefault: locales.isDefault })
+        .from(locales)
+        .where(eq(locales.tenantId, ctx.tenantId));
+      if (existing.some((l) => l.code.toLowerCase() === input.code.toLowerCase())) throw duplicateCode();
+      const isDefault = input.isDefault === true || existing.length === 0;
+      if (isDefault) await unsetDefault(tx, ctx.tenantId);
+      const [row] = await tx
+        .insert(locales)
+        .values({
+          id: newId(),
+          tenantId: ctx.tenantId,
+          code: input.code,
+          name: input.name,
+          isDefault,
+          isRtl: input.isRtl ?? false,
+        })
+        .returning(localeColumns);
+      await audit(ctx, tx, {
+        action: 'LOCALE_CREATED',
+        entityType: 'locale',
+        entityId: row!.id,
+        metadata: { code: row!.code, name: row!.name, isDefault: row!.isDefault, isRtl: row!.isRtl },
+      });
+      return row!;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err, 'locales_tenant_code_key')) throw duplicateCode();
+    throw err;
+  }
+}
+
+/**
+ * `isDefault: true` makes this locale the default and unsets the previous one; `isDefault: false`
+ * on the default is refused (400 at `isDefault`): make another locale the default instead.
+ */
+export async function updateLocale(ctx: ServiceCtx, id: string, input: UpdateLocaleInput): Promise<Locale> {
+  if (!isUuid(id)) throw notFound('Locale');
+  return ctx.db.transaction(async (tx) => {
+    await lockTenantLocales(tx, ctx.tenantId);
+    const [current] = await tx
+      .select(localeColumns)
+      .from(locales)
+      .where(and(eq(locales.tenantId, ctx.tenantId), eq(locales.id, id)))
+      .limit(1);
+    if (!current) throw notFound('Locale');
+    if (input.isDefault === false && current.isDefault) {
+      throw validationError([
+        {
+          path: 'isDefault',
+          message: 'a tenant keeps one default locale: make another locale the default instead',
+        },
+      ]);
+    }
+    const changes: Partial<Pick<Locale, 'name' | 'isRtl' | 'isDefault'>> = {};
+    if (input.name !== undefined && input.name !== current.name) changes.name = input.name;
+    if (input.isRtl !== undefined && input.isRtl !== current.isRtl) changes.isRtl = input.isRtl;
+    if (input.isDefault === true && !current.isDefault) changes.isDefault = true;
+    if (Object.keys(changes).length === 0) return current;
+    if (changes.isDefault) await unsetDefault(tx, ctx.tenantId);
+    const [row] = await tx
+      .update(locales)
+      .set({ ...changes, updatedAt: sql`now()` })
+      .where(and(eq(locales.tenantId, ctx.tenantId), eq(locales.id, id)))
+      .returning(localeColumns);
+    await audit(ctx, tx, {
+      action: 'LOCALE_UPDATED',
+      entityType: 'locale',
+      entityId: id,
+      metadata: { code: current.code, changes },
+    });
+    return row!;
+  });
+}
+
+/**
+ * Hard delete. Refused with 409 LOCALE_IN_USE while translations use the locale, unless `force`
+ * (then they go in the same transaction). The default locale can be deleted only when it is
+ * the tenant's last one (409 INVALID_STATE_TRANSITION otherwise).
+ */
+export async function deleteLocale(ctx: ServiceCtx, id: string, force: boolean): Promise<void> {
+  if (!isUuid(id)) throw notFound('Locale');
+  try {
+    await ctx.db.transaction(async (tx) => {
+      await lockTenantLocales(tx, ctx.tenantId);
+      // FOR UPDATE also waits for, and then blocks, translation writes referencing this locale
+      // (their foreign-key check takes a KEY SHARE lock on it), so the count below is exact.
+      const [current] = await tx
+        .select(localeColumns)
+        .from(locales)
+        .where(and(eq(locales.tenantId, ctx.tenantId), eq(locales.id, id)))
+        .for('update')
+        .limit(1);
+      if (!current) throw notFound('Locale');
+      if (current.isDefault) {
+        const [others] = await tx
+          .select({ n: count() })
+          .from(locales)
+          .where(and(eq(locales.tenantId, ctx.tenantId), ne(locales.id, id)));
+        if ((others?.n ?? 0) > 0) {
+          throw new AppError(
+            'INVALID_STATE_TRANSITION',
+            'The default locale cannot be deleted while other locales exist: make another locale the default first',
+            { from: 'DEFAULT', action: 'delete' },
+          );
+        }
+      }
+      const [used] = await tx
+        .select({ n: count() })
+        .from(translations)
+        .where(and(eq(translations.tenantId, ctx.tenantId), eq(translations.localeId, id)));
+      const inUse = used?.n ?? 0;
+      if (inUse > 0 && !force) throw localeInUse(inUse);
+      if (inUse > 0) {
+        await tx
+          .delete(translations)
+          .where(and(eq(translations.tenantId, ctx.tenantId), eq(translations.localeId, id)));
+      }
+      await tx.delete(locales).where(and(eq(locales.tenantId, ctx.tenantId), eq(locales.id, id)));
+      await audit(ctx, tx, {
+        action: 'LOCALE_DELETED',
+        entityType: 'locale',
+        entityId: id,
+        metadata: { code: current.code, force, translationsDeleted: force ? inUse : 0 },
+      });
+    });
+  } catch (err) {
+    // a translation written between the check and the delete (backstop; the row lock prevents it)
+    if (isForeignKeyViolation(err)) throw localeInUse(null);
+    throw err;
+  }
+}
+
+const localeInUse = (n: number | null) =>
+  new AppError(
+    'LOCALE_IN_USE',
+    'Locale still has translations: delete them first or pass force=true',
+    n === null ? undefined : { translations: n },
+  );
+
+async function unsetDefault(tx: Transaction, tenantId: string): Promise<void> {
+  await tx
+    .update(locales)
+    .set({ isDefault: false, updatedAt: sql`now()` })
+    .where(and(eq(locales.tenantId, tenantId), eq(locales.isDefault, true)));
+}
