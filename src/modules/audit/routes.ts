@@ -1,3 +1,27 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { requireRole } from '../../platform/auth/guard.js';
+import { ctxOf } from '../../platform/context.js';
+import { errors } from '../../platform/http/schemas.js';
+import { toList } from '../../platform/pagination.js';
+import { auditLogList, listAuditLogsQuery } from './schemas.js';
+import { listAuditLogs } from './service.js';
 
-export const auditRoutes: FastifyPluginAsyncZod = async () => {};
+/** Read-only: no route updates or deletes an audit entry. */
+export const auditRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/api/tenants/audit-logs',
+    {
+      config: { auth: requireRole('ADMIN') },
+      schema: {
+        tags: ['audit'],
+        description: "The tenant's audit trail, newest first (createdAt desc, then id desc).",
+        querystring: listAuditLogsQuery,
+        response: { 200: auditLogList, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const { rows, total } = await listAuditLogs(ctxOf(request), request.query);
+      return toList(rows, request.query, total);
+    },
+  );
+};

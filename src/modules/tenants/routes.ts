@@ -1,3 +1,154 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { requireRole } from '../../platform/auth/guard.js';
+import { ctxOf } from '../../platform/context.js';
+import { emptyResponse, errors, idParams } from '../../platform/http/schemas.js';
+import { toList } from '../../platform/pagination.js';
+import { publishTenantConfigChanged } from './config-events.js';
+import { createInviteLink, type InviteEnv, inviteMember, resendInvite } from './invites.js';
+import { changeMemberRole, getMember, listMembers, removeMember } from './members.js';
+import {
+  changeRoleBody,
+  inviteLinkBody,
+  inviteLinkResponse,
+  inviteMemberBody,
+  listMembersQuery,
+  memberList,
+  memberResponse,
+  tenantResponse,
+  updateTenantBody,
+} from './schemas.js';
+import { getCurrentTenant, updateCurrentTenant } from './tenant-service.js';
 
-export const tenantRoutes: FastifyPluginAsyncZod = async () => {};
+const tags = ['tenants'];
+const viewer = { auth: requireRole('VIEWER') };
+const admin = { auth: requireRole('ADMIN') };
+const owner = { auth: requireRole('OWNER') };
+
+export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
+  const env: InviteEnv = {
+    mailer: app.deps.mailer,
+    appUrl: app.deps.config.appUrl,
+    now: () => app.deps.clock(),
+    log: app.log,
+  };
+  const configChanged = (tenantId: string) =>
+    publishTenantConfigChanged(app.deps.bus, tenantId).catch((err: Error) =>
+      app.log.warn({ err: err.message, tenantId }, 'tenant-config invalidation not published'),
+    );
+
+  app.get(
+    '/api/tenants/current',
+    { config: viewer, schema: { tags, response: { 200: tenantResponse, ...errors(401, 403) } } },
+    async (request) => ({ data: await getCurrentTenant(ctxOf(request)) }),
+  );
+
+  app.patch(
+    '/api/tenants/current',
+    {
+      config: admin,
+      schema: {
+        tags,
+        description:
+          'Partial update. `settings` is merged shallowly into the stored settings: a key set to null is removed, keys not sent are kept (64 KiB cap).',
+        body: updateTenantBody,
+        response: { 200: tenantResponse, ...errors(400, 401, 403, 409) },
+      },
+    },
+    async (request) => ({ data: await updateCurrentTenant(ctxOf(request), request.body, configChanged) }),
+  );
+
+  app.get(
+    '/api/tenants/members',
+    {
+      config: viewer,
+      schema: {
+        tags,
+        querystring: listMembersQuery,
+        response: { 200: memberList, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const { rows, total } = await listMembers(ctxOf(request), request.query);
+      return toList(rows, request.query, total);
+    },
+  );
+
+  app.post(
+    '/api/tenants/members',
+    {
+      config: admin,
+      schema: {
+        tags,
+        description: 'Invites by email: a pending member; inviting an OWNER needs the OWNER role.',
+        body: inviteMemberBody,
+        response: { 201: memberResponse, ...errors(400, 401, 403, 409) },
+      },
+    },
+    async (request, reply) => {
+      const member = await inviteMember(ctxOf(request), env, request.auth!.role, request.body);
+      return reply.code(201).send({ data: member });
+    },
+  );
+
+  app.get(
+    '/api/tenants/members/:id',
+    {
+      config: viewer,
+      schema: { tags, params: idParams, response: { 200: memberResponse, ...errors(401, 403, 404) } },
+    },
+    async (request) => ({ data: await getMember(ctxOf(request), request.params.id) }),
+  );
+
+  app.patch(
+    '/api/tenants/members/:id',
+    {
+      config: owner,
+      schema: {
+        tags,
+        params: idParams,
+        body: changeRoleBody,
+        response: { 200: memberResponse, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => ({
+      data: await changeMemberRole(ctxOf(request), request.params.id, request.body.role),
+    }),
+  );
+
+  app.delete(
+    '/api/tenants/members/:id',
+    {
+      config: admin,
+      schema: { tags, params: idParams, response: { 204: emptyResponse, ...errors(401, 403, 404, 409) } },
+    },
+    async (request, reply) => {
+      await removeMember(ctxOf(request), request.auth!.role, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/api/tenants/members/:id/resend-invite',
+    {
+      config: admin,
+      schema: { tags, params: idParams, response: { 200: memberResponse, ...errors(401, 403, 404, 409) } },
+    },
+    async (request) => ({ data: await resendInvite(ctxOf(request), env, request.params.id) }),
+  );
+
+  app.post(
+    '/api/tenants/invites/link',
+    {
+      config: admin,
+      schema: {
+        tags,
+        body: inviteLinkBody,
+        response: { 201: inviteLinkResponse, ...errors(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const link = await createInviteLink(ctxOf(request), env, request.auth!.role, request.body.role);
+      return reply.code(201).send({ data: link });
+    },
+  );
+};
