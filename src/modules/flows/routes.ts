@@ -1,3 +1,217 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { requireRole } from '../../platform/auth/guard.js';
+import { ctxOf } from '../../platform/context.js';
+import { emptyResponse, errors } from '../../platform/http/schemas.js';
+import { toList } from '../../platform/pagination.js';
+import type { FlowCtx } from './records.js';
+import {
+  createFlowBody,
+  createStepBody,
+  deletedFlowResponse,
+  deleteFlowQuery,
+  flowList,
+  flowParams,
+  flowResponse,
+  listFlowsQuery,
+  reorderStepsBody,
+  stepList,
+  stepParams,
+  stepResponse,
+  updateFlowBody,
+  updateStepBody,
+} from './schemas.js';
+import {
+  archiveFlow,
+  createFlow,
+  deleteFlow,
+  flowsUsingAudience,
+  getFlow,
+  listFlows,
+  publishFlow,
+  restoreFlow,
+  updateFlow,
+} from './service.js';
+import { addStep, deleteStep, getStep, listSteps, reorderSteps, updateStep } from './steps.js';
 
-export const flowRoutes: FastifyPluginAsyncZod = async () => {};
+const tags = ['flows'];
+const viewer = { auth: requireRole('VIEWER') };
+const editor = { auth: requireRole('EDITOR') };
+
+export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.deps.references.registerFinder('audience', 'flows', flowsUsingAudience);
+
+  const ctx = (request: FastifyRequest): FlowCtx => ({
+    ...ctxOf(request),
+    now: new Date(app.deps.clock()),
+  });
+
+  // ---- flows ---------------------------------------------------------------------------------
+
+  app.get(
+    '/api/flows',
+    {
+      config: viewer,
+      schema: { tags, querystring: listFlowsQuery, response: { 200: flowList, ...errors(400, 401, 403) } },
+    },
+    async (request) => {
+      const { rows, total } = await listFlows(ctx(request), request.query);
+      return toList(rows, request.query, total);
+    },
+  );
+
+  app.post(
+    '/api/flows',
+    {
+      config: editor,
+      schema: { tags, body: createFlowBody, response: { 201: flowResponse, ...errors(400, 401, 403) } },
+    },
+    async (request, reply) => reply.code(201).send({ data: await createFlow(ctx(request), request.body) }),
+  );
+
+  app.get(
+    '/api/flows/:id',
+    {
+      config: viewer,
+      schema: { tags, params: flowParams, response: { 200: flowResponse, ...errors(401, 403, 404) } },
+    },
+    async (request) => ({ data: await getFlow(ctx(request), request.params.id) }),
+  );
+
+  app.patch(
+    '/api/flows/:id',
+    {
+      config: editor,
+      schema: {
+        tags,
+        params: flowParams,
+        body: updateFlowBody,
+        response: { 200: flowResponse, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => ({ data: await updateFlow(ctx(request), request.params.id, request.body) }),
+  );
+
+  app.delete(
+    '/api/flows/:id',
+    {
+      config: editor,
+      schema: {
+        tags,
+        params: flowParams,
+        querystring: deleteFlowQuery,
+        response: { 200: deletedFlowResponse, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const c = ctx(request);
+      const { flow, disabledDependents } = await deleteFlow(
+        c,
+        request.params.id,
+        request.query.disableDependents
+          ? (tx) => app.deps.references.disableDependents(tx, 'flow', c.tenantId, request.params.id)
+          : undefined,
+      );
+      return { data: flow, disabledDependents };
+    },
+  );
+
+  const lifecycle = [
+    ['publish', publishFlow],
+    ['archive', archiveFlow],
+    ['restore', restoreFlow],
+  ] as const;
+  for (const [action, run] of lifecycle) {
+    app.post(
+      `/api/flows/:id/${action}`,
+      {
+        config: editor,
+        schema: {
+          tags,
+          params: flowParams,
+          response: { 200: flowResponse, ...errors(400, 401, 403, 404, 409) },
+        },
+      },
+      async (request) => ({ data: await run(ctx(request), request.params.id) }),
+    );
+  }
+
+  // ---- steps ---------------------------------------------------------------------------------
+
+  app.get(
+    '/api/flows/:id/steps',
+    {
+      config: viewer,
+      schema: { tags, params: flowParams, response: { 200: stepList, ...errors(401, 403, 404) } },
+    },
+    async (request) => ({ data: await listSteps(ctx(request), request.params.id) }),
+  );
+
+  app.post(
+    '/api/flows/:id/steps',
+    {
+      config: editor,
+      schema: {
+        tags,
+        params: flowParams,
+        body: createStepBody,
+        response: { 201: stepResponse, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send({ data: await addStep(ctx(request), request.params.id, request.body) }),
+  );
+
+  app.post(
+    '/api/flows/:id/steps/reorder',
+    {
+      config: editor,
+      schema: {
+        tags,
+        params: flowParams,
+        body: reorderStepsBody,
+        response: { 200: stepList, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => ({
+      data: await reorderSteps(ctx(request), request.params.id, request.body.stepIds),
+    }),
+  );
+
+  app.get(
+    '/api/flows/:id/steps/:stepId',
+    {
+      config: viewer,
+      schema: { tags, params: stepParams, response: { 200: stepResponse, ...errors(401, 403, 404) } },
+    },
+    async (request) => ({ data: await getStep(ctx(request), request.params.id, request.params.stepId) }),
+  );
+
+  app.patch(
+    '/api/flows/:id/steps/:stepId',
+    {
+      config: editor,
+      schema: {
+        tags,
+        params: stepParams,
+        body: updateStepBody,
+        response: { 200: stepResponse, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => ({
+      data: await updateStep(ctx(request), request.params.id, request.params.stepId, request.body),
+    }),
+  );
+
+  app.delete(
+    '/api/flows/:id/steps/:stepId',
+    {
+      config: editor,
+      schema: { tags, params: stepParams, response: { 204: emptyResponse, ...errors(401, 403, 404) } },
+    },
+    async (request, reply) => {
+      await deleteStep(ctx(request), request.params.id, request.params.stepId);
+      return reply.code(204).send(null);
+    },
+  );
+};

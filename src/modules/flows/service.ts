@@ -1,0 +1,312 @@
+import { and, count, desc, eq, ilike, ne, type SQL, sql } from 'drizzle-orm';
+import type { Executor, Transaction } from '../../db/client.js';
+import { type FlowStatus, flowSteps, flows } from '../../db/schema/index.js';
+import { audit } from '../../platform/context.js';
+import { validationError } from '../../platform/errors.js';
+import { isUuid, newId } from '../../platform/ids.js';
+import { containsPattern, pageOffset } from '../../platform/pagination.js';
+import type { Referrer } from '../../platform/references.js';
+import { assertAudienceUsable } from '../audiences/lookup.js';
+import { assertPlanAllows } from '../pricing/enforce.js';
+import { type FlowCtx, type FlowRecord, type FlowRow, findFlow, flowMissing, withSteps } from './records.js';
+import type {
+  CreateFlowInput,
+  FlowTemplate,
+  FlowTrigger,
+  InlineStep,
+  ListFlowsQuery,
+  UpdateFlowInput,
+} from './schemas.js';
+import { type FlowAction, nextFlowStatus } from './transitions.js';
+
+export { loadDeliverableFlows } from './delivery.js';
+export { archiveExpiredFlows, publishDueFlows } from './scheduling.js';
+
+const ENTITY = 'flow';
+
+// ---- reads -----------------------------------------------------------------------------------
+
+// Columns of the outer query are qualified by hand: drizzle prints them bare inside a subquery.
+const stepCount = sql<number>`(select count(*) from flow_steps s where s.flow_id = "flows"."id" and s.tenant_id = "flows"."tenant_id")`;
+
+export async function listFlows(ctx: FlowCtx, query: ListFlowsQuery) {
+  const where: SQL[] = [eq(flows.tenantId, ctx.tenantId)];
+  // Archived flows are soft-deleted: hidden unless asked for by status.
+  where.push(query.status ? eq(flows.status, query.status) : ne(flows.status, 'ARCHIVED'));
+  if (query.template) where.push(eq(flows.template, query.template));
+  if (query.siteId) where.push(eq(flows.siteId, query.siteId));
+  if (query.search) where.push(ilike(flows.name, containsPattern(query.search)));
+  const [rows, [total]] = await Promise.all([
+    ctx.db
+      .select({
+        id: flows.id,
+        name: flows.name,
+        description: flows.description,
+        template: flows.template,
+        status: flows.status,
+        tenantId: flows.tenantId,
+        siteId: flows.siteId,
+        audienceId: flows.audienceId,
+        trigger: flows.trigger,
+        scheduledAt: flows.scheduledAt,
+        expiresAt: flows.expiresAt,
+        createdAt: flows.createdAt,
+        updatedAt: flows.updatedAt,
+        steps: stepCount.mapWith(Number),
+      })
+      .from(flows)
+      .where(and(...where))
+      .orderBy(desc(flows.createdAt), desc(flows.id))
+      .limit(query.limit)
+      .offset(pageOffset(query)),
+    ctx.db
+      .select({ n: count() })
+      .from(flows)
+      .where(and(...where)),
+  ]);
+  return {
+    rows: rows.map(({ steps, ...row }) => ({
+      ...row,
+      template: row.template as FlowTemplate,
+      trigger: row.trigger as FlowTrigger | null,
+      _count: { steps },
+    })),
+    total: total?.n ?? 0,
+  };
+}
+
+export async function getFlow(ctx: FlowCtx, id: string): Promise<FlowRecord> {
+  const row = await findFlow(ctx.db, ctx.tenantId, id);
+  if (!row) throw flowMissing();
+  return withSteps(ctx.db, row);
+}
+
+// ---- create and update -----------------------------------------------------------------------
+
+/** Replaces nothing: inserts `steps` in array order (0..n-1) for a flow that has none. */
+async function insertSteps(tx: Executor, ctx: FlowCtx, flowId: string, steps: InlineStep[]) {
+  if (steps.length === 0) return;
+  await tx.insert(flowSteps).values(
+    steps.map((s, i) => ({
+      id: newId(),
+      tenantId: ctx.tenantId,
+      flowId,
+      order: i,
+      type: s.type,
+      targetSelector: s.targetSelector ?? null,
+      content: s.content ?? {},
+      settings: s.settings ?? {},
+      createdAt: ctx.now,
+      updatedAt: ctx.now,
+    })),
+  );
+}
+
+function assertWindow(scheduledAt: Date | null, expiresAt: Date | null) {
+  if (scheduledAt && expiresAt && expiresAt.getTime() <= scheduledAt.getTime()) {
+    throw validationError([{ path: 'expiresAt', message: 'expiresAt must be after scheduledAt' }]);
+  }
+}
+
+/** A flow cannot go live once its expiry has passed (it would be archived by the scheduler at once). */
+function assertNotExpired(expiresAt: Date | null, now: Date) {
+  if (expiresAt && expiresAt.getTime() <= now.getTime()) {
+    throw validationError([
+      { path: 'expiresAt', message: 'expiresAt has passed; move it forward to publish' },
+    ]);
+  }
+}
+
+export async function createFlow(ctx: FlowCtx, input: CreateFlowInput): Promise<FlowRecord> {
+  assertWindow(input.scheduledAt ?? null, input.expiresAt ?? null);
+  return ctx.db.transaction(async (tx) => {
+    await assertPlanAllows(tx, ctx.tenantId, 'flows');
+    if (input.audienceId) await assertAudienceUsable(tx, ctx.tenantId, input.audienceId, 'audienceId');
+    const [row] = await tx
+      .insert(flows)
+      .values({
+        id: newId(),
+        tenantId: ctx.tenantId,
+        siteId: input.siteId,
+        name: input.name,
+        description: input.description ?? null,
+        template: input.template,
+        status: 'DRAFT',
+        audienceId: input.audienceId ?? null,
+        settings: input.settings ?? {},
+        trigger: input.trigger ?? null,
+        scheduledAt: input.scheduledAt ?? null,
+        expiresAt: input.expiresAt ?? null,
+        createdAt: ctx.now,
+        updatedAt: ctx.now,
+      })
+      .returning();
+    await insertSteps(tx, ctx, row!.id, input.steps ?? []);
+    await audit(ctx, tx, {
+      action: 'FLOW_CREATED',
+      entityType: ENTITY,
+      entityId: row!.id,
+      metadata: { name: row!.name, template: row!.template, steps: input.steps?.length ?? 0 },
+    });
+    return withSteps(tx, row!);
+  });
+}
+
+const UPDATABLE = [
+  'name',
+  'description',
+  'siteId',
+  'template',
+  'settings',
+  'trigger',
+  'audienceId',
+  'scheduledAt',
+  'expiresAt',
+] as const;
+
+/**
+ * Any subset of the create fields; `steps` replaces the list (new ids, array order); `status`
+ * only as the table allows (restore by update, or the status the flow already has).
+ */
+export async function updateFlow(ctx: FlowCtx, id: string, input: UpdateFlowInput): Promise<FlowRecord> {
+  return ctx.db.transaction(async (tx) => {
+    const flow = await findFlow(tx, ctx.tenantId, id, { lock: true });
+    if (!flow) throw flowMissing();
+
+    let status = flow.status;
+    if (input.status !== undefined) {
+      status = nextFlowStatus(flow, `set-status-${input.status}` as FlowAction, ctx.now);
+    }
+    const changed: string[] = UPDATABLE.filter((k) => input[k] !== undefined);
+    if (input.steps !== undefined) changed.push('steps');
+    if (status !== flow.status) changed.push('status');
+    if (changed.length === 0) return withSteps(tx, flow);
+
+    if (input.audienceId) await assertAudienceUsable(tx, ctx.tenantId, input.audienceId, 'audienceId');
+    const scheduledAt = input.scheduledAt !== undefined ? input.scheduledAt : flow.scheduledAt;
+    const expiresAt = input.expiresAt !== undefined ? input.expiresAt : flow.expiresAt;
+    if (input.scheduledAt !== undefined || input.expiresAt !== undefined)
+      assertWindow(scheduledAt, expiresAt);
+    const publishing = status === 'PUBLISHED' && flow.status !== 'PUBLISHED';
+    if (publishing) assertNotExpired(expiresAt, ctx.now);
+
+    const set: Partial<typeof flows.$inferInsert> = { updatedAt: ctx.now };
+    for (const key of UPDATABLE) {
+      if (input[key] !== undefined) (set as Record<string, unknown>)[key] = input[key];
+    }
+    if (status !== flow.status) {
+      set.status = status;
+      set.archivedAt = null;
+      if (publishing) set.publishedAt = ctx.now;
+    }
+    const [row] = await tx
+      .update(flows)
+      .set(set)
+      .where(and(eq(flows.tenantId, ctx.tenantId), eq(flows.id, flow.id)))
+      .returning();
+
+    if (input.steps !== undefined) {
+      await tx
+        .delete(flowSteps)
+        .where(and(eq(flowSteps.tenantId, ctx.tenantId), eq(flowSteps.flowId, flow.id)));
+      await insertSteps(tx, ctx, flow.id, input.steps);
+    }
+
+    await audit(ctx, tx, {
+      action: 'FLOW_UPDATED',
+      entityType: ENTITY,
+      entityId: flow.id,
+      metadata: {
+        changed,
+        ...(status !== flow.status ? { from: flow.status, to: status } : {}),
+      },
+    });
+    if (publishing) {
+      await audit(ctx, tx, {
+        action: 'FLOW_PUBLISHED',
+        entityType: ENTITY,
+        entityId: flow.id,
+        metadata: { from: flow.status, to: status, via: 'update' },
+      });
+    }
+    return withSteps(tx, row!);
+  });
+}
+
+// ---- lifecycle -------------------------------------------------------------------------------
+
+const AUDIT_OF: Record<FlowStatus, string> = {
+  PUBLISHED: 'FLOW_PUBLISHED',
+  SCHEDULED: 'FLOW_PUBLISHED',
+  ARCHIVED: 'FLOW_ARCHIVED',
+  DRAFT: 'FLOW_UPDATED',
+};
+
+interface TransitionResult {
+  flow: FlowRecord;
+  disabledDependents: Referrer[];
+}
+
+/**
+ * Runs one lifecycle action under a row lock: the table decides the next state (409 otherwise);
+ * a transition to the state the flow is already in (archiving an archived flow) changes nothing.
+ */
+async function transition(
+  ctx: FlowCtx,
+  id: string,
+  action: Extract<FlowAction, 'publish' | 'archive' | 'delete' | 'restore'>,
+  disable?: (tx: Transaction) => Promise<Referrer[]>,
+): Promise<TransitionResult> {
+  return ctx.db.transaction(async (tx) => {
+    const flow = await findFlow(tx, ctx.tenantId, id, { lock: true });
+    if (!flow) throw flowMissing();
+    const to = nextFlowStatus(flow, action, ctx.now);
+    if (to === 'PUBLISHED') assertNotExpired(flow.expiresAt, ctx.now);
+    // Dependents are disabled even when the flow was already archived: the caller asked for it.
+    const disabledDependents = disable ? await disable(tx) : [];
+    let row: FlowRow = flow;
+    if (to !== flow.status) {
+      const set: Partial<typeof flows.$inferInsert> = { status: to, updatedAt: ctx.now };
+      if (to === 'PUBLISHED') set.publishedAt = ctx.now;
+      set.archivedAt = to === 'ARCHIVED' ? ctx.now : null;
+      [row] = (await tx
+        .update(flows)
+        .set(set)
+        .where(and(eq(flows.tenantId, ctx.tenantId), eq(flows.id, flow.id)))
+        .returning()) as [FlowRow];
+      await audit(ctx, tx, {
+        action: AUDIT_OF[to],
+        entityType: ENTITY,
+        entityId: flow.id,
+        metadata: {
+          ...(to === 'DRAFT' ? { changed: ['status'] } : {}),
+          from: flow.status,
+          to,
+          action,
+          ...(to === 'SCHEDULED' ? { scheduledAt: flow.scheduledAt?.toISOString() } : {}),
+          ...(disable ? { disabledDependents } : {}),
+        },
+      });
+    }
+    return { flow: await withSteps(tx, row), disabledDependents };
+  });
+}
+
+export const publishFlow = async (ctx: FlowCtx, id: string) => (await transition(ctx, id, 'publish')).flow;
+export const archiveFlow = async (ctx: FlowCtx, id: string) => (await transition(ctx, id, 'archive')).flow;
+export const restoreFlow = async (ctx: FlowCtx, id: string) => (await transition(ctx, id, 'restore')).flow;
+
+/** Soft delete (→ ARCHIVED, steps kept); `disable` switches off dependents in the same transaction. */
+export const deleteFlow = (ctx: FlowCtx, id: string, disable?: (tx: Transaction) => Promise<Referrer[]>) =>
+  transition(ctx, id, 'delete', disable);
+
+/** Flows still using an audience (non-archived): the audience cannot be deleted while any remain. */
+export async function flowsUsingAudience(exec: Executor, tenantId: string, audienceId: string) {
+  if (!isUuid(audienceId)) return [];
+  const rows = await exec
+    .select({ id: flows.id, name: flows.name })
+    .from(flows)
+    .where(and(eq(flows.tenantId, tenantId), eq(flows.audienceId, audienceId), ne(flows.status, 'ARCHIVED')))
+    .orderBy(flows.name);
+  return rows.map((r): Referrer => ({ type: 'flow', id: r.id, name: r.name }));
+}

@@ -1,0 +1,53 @@
+import type { FlowStatus } from '../../db/schema/index.js';
+import { transitionTable } from '../../platform/state-machine.js';
+
+/**
+ * The flow lifecycle (spec "States and transitions / Flow", DECISIONS §6) as one table.
+ *
+ * - `publish` runs from DRAFT only; a SCHEDULED flow is already on its way (the scheduler
+ *   publishes it at `scheduledAt`), so publishing it again is a 409 like any other state.
+ * - `archive` and `delete` run from any state (archiving an archived flow is a no-op).
+ * - `restore` brings an ARCHIVED flow back as a DRAFT.
+ * - `set-status-<S>` is a PATCH carrying `status: S`: restoring by update (ARCHIVED → DRAFT or
+ *   PUBLISHED), or resending the status the flow already has (a no-op, so a client may PATCH
+ *   back the record it read). Every other status change by PATCH is refused.
+ */
+export const FLOW_ACTIONS = [
+  'publish',
+  'archive',
+  'delete',
+  'restore',
+  'set-status-DRAFT',
+  'set-status-PUBLISHED',
+  'set-status-SCHEDULED',
+  'set-status-ARCHIVED',
+] as const;
+export type FlowAction = (typeof FLOW_ACTIONS)[number];
+
+export const flowLifecycle = transitionTable<FlowStatus, FlowAction>({
+  publish: { from: ['DRAFT'], to: 'PUBLISHED' },
+  archive: { from: 'any', to: 'ARCHIVED' },
+  delete: { from: 'any', to: 'ARCHIVED' },
+  restore: { from: ['ARCHIVED'], to: 'DRAFT' },
+  'set-status-DRAFT': { from: ['ARCHIVED', 'DRAFT'], to: 'DRAFT' },
+  'set-status-PUBLISHED': { from: ['ARCHIVED', 'PUBLISHED'], to: 'PUBLISHED' },
+  'set-status-SCHEDULED': { from: ['SCHEDULED'], to: 'SCHEDULED' },
+  'set-status-ARCHIVED': { from: ['ARCHIVED'], to: 'ARCHIVED' },
+});
+
+/**
+ * The one place a flow's next status is decided: the table, then the scheduling rule of
+ * DECISIONS §6 (publishing a draft whose `scheduledAt` is still ahead schedules it instead).
+ * Throws 409 INVALID_STATE_TRANSITION `{ from, action }` for anything the table refuses.
+ */
+export function nextFlowStatus(
+  flow: { status: FlowStatus; scheduledAt: Date | null },
+  action: FlowAction,
+  now: Date,
+): FlowStatus {
+  const to = flowLifecycle.apply(flow.status, action);
+  if (action === 'publish' && flow.scheduledAt && flow.scheduledAt.getTime() > now.getTime()) {
+    return 'SCHEDULED';
+  }
+  return to;
+}
