@@ -12,6 +12,8 @@ export interface TestClock {
   now: () => number;
   set(ms: number | Date): void;
   advance(ms: number): void;
+  /** Unpins: follows real time again. */
+  reset(): void;
 }
 
 /** A clock tests can move; it follows real time until `set` pins it. */
@@ -24,6 +26,9 @@ export function testClock(): TestClock {
     },
     advance(ms) {
       pinned = (pinned ?? Date.now()) + ms;
+    },
+    reset() {
+      pinned = null;
     },
   };
 }

@@ -55,6 +55,7 @@ export async function createStandaloneStore(opts: {
     const { tenant } = await provisionTenant(tx, {
       name: `Standalone ${randomHex(4)}`,
       owner: { userId, email },
+      plan: 'enterprise',
     });
     await tx.insert(apiKeys).values({
       id: newId(),

@@ -1,2 +1,122 @@
-// Tables of the content domain.
-export {};
+// Tables of the content domain (migration 0004): content items of six types, NPS surveys and
+// the responses to both.
+import { index, integer, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
+import { created, ts, updated } from './columns.js';
+import { tenants } from './platform.js';
+
+export const CONTENT_TYPES = [
+  'tooltips',
+  'beacons',
+  'task-lists',
+  'surveys',
+  'announcements',
+  'self-help',
+] as const;
+export type ContentType = (typeof CONTENT_TYPES)[number];
+
+export const CONTENT_STATUSES = ['DRAFT', 'SCHEDULED', 'PUBLISHED', 'ARCHIVED'] as const;
+export type ContentStatus = (typeof CONTENT_STATUSES)[number];
+
+/** Trigger configuration of content and NPS surveys: `{ type, ...fields }` (validated by the content module). */
+export type TriggerConfig = { type: string } & Record<string, unknown>;
+
+export const contentItems = pgTable(
+  'content_items',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    type: text('type').$type<ContentType>().notNull(),
+    name: text('name').notNull(),
+    siteId: uuid('site_id').notNull(),
+    status: text('status').$type<ContentStatus>().notNull().default('DRAFT'),
+    audienceId: uuid('audience_id'),
+    triggerConfig: jsonb('trigger_config').$type<TriggerConfig | null>(),
+    targetUrl: text('target_url'),
+    /** The type-specific fields (tooltip content, task-list items, survey questions, …). */
+    body: jsonb('body').$type<Record<string, unknown>>().notNull().default({}),
+    scheduledAt: ts('scheduled_at'),
+    expiresAt: ts('expires_at'),
+    publishedAt: ts('published_at'),
+    archivedAt: ts('archived_at'),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    index('content_items_tenant_type_created_idx').on(t.tenantId, t.type, t.createdAt, t.id),
+    index('content_items_tenant_type_status_idx').on(t.tenantId, t.type, t.status),
+  ],
+);
+
+export const npsSurveys = pgTable(
+  'nps_surveys',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    siteId: uuid('site_id').notNull(),
+    status: text('status').$type<ContentStatus>().notNull().default('DRAFT'),
+    audienceId: uuid('audience_id'),
+    triggerConfig: jsonb('trigger_config').$type<TriggerConfig | null>(),
+    question: text('question').notNull(),
+    followUpQuestion: text('follow_up_question'),
+    publishedAt: ts('published_at'),
+    archivedAt: ts('archived_at'),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    index('nps_surveys_tenant_created_idx').on(t.tenantId, t.createdAt, t.id),
+    index('nps_surveys_tenant_status_idx').on(t.tenantId, t.status),
+  ],
+);
+
+/** Responses to `surveys` content items, keyed by question key; written by event processing. */
+export const surveyResponses = pgTable(
+  'survey_responses',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    surveyId: uuid('survey_id')
+      .notNull()
+      .references(() => contentItems.id, { onDelete: 'cascade' }),
+    endUserId: uuid('end_user_id'),
+    response: jsonb('response').$type<Record<string, unknown>>().notNull().default({}),
+    submittedAt: ts('submitted_at').notNull().defaultNow(),
+    /** The SDK event that carried the response: a retried batch writes it once. */
+    eventId: uuid('event_id'),
+    createdAt: created(),
+  },
+  (t) => [
+    unique('survey_responses_event_key').on(t.eventId),
+    index('survey_responses_tenant_survey_idx').on(t.tenantId, t.surveyId, t.submittedAt, t.id),
+  ],
+);
+
+export const npsResponses = pgTable(
+  'nps_responses',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    npsSurveyId: uuid('nps_survey_id')
+      .notNull()
+      .references(() => npsSurveys.id, { onDelete: 'cascade' }),
+    endUserId: uuid('end_user_id'),
+    score: integer('score').notNull(),
+    comment: text('comment'),
+    submittedAt: ts('submitted_at').notNull().defaultNow(),
+    eventId: uuid('event_id'),
+    createdAt: created(),
+  },
+  (t) => [
+    unique('nps_responses_event_key').on(t.eventId),
+    index('nps_responses_tenant_survey_idx').on(t.tenantId, t.npsSurveyId, t.submittedAt, t.id),
+  ],
+);

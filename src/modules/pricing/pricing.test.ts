@@ -194,7 +194,7 @@ describe('current subscription', () => {
     expect(data.currentPeriodEnd).toBe(addMonths(start, 1).toISOString());
   });
 
-  it('provisions on the plan it is given, and on free when given none', async () => {
+  it('provisions on the plan it is given', async () => {
     const onGrowth = await createTenant(t, { plan: 'growth' });
     const res = await get('/api/pricing/current', onGrowth.owner.headers);
     expect(res.json().data).toMatchObject({ plan: 'growth', isFreePlan: false });
@@ -203,7 +203,7 @@ describe('current subscription', () => {
     const email = `p-${userId}@example.com`;
     const { tenant } = await db().transaction(async (tx) => {
       await tx.insert(users).values({ id: userId, email });
-      return provisionTenant(tx, { name: `No plan ${userId}`, owner: { userId, email } });
+      return provisionTenant(tx, { name: `Free ${userId}`, owner: { userId, email }, plan: 'free' });
     });
     expect((await getTenantPlan(db(), tenant.id)).name).toBe('free');
   });

@@ -5,14 +5,13 @@ import { members, tenants } from '../../db/schema/index.js';
 import { randomHex } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import { FALLBACK_PLAN } from '../pricing/keys.js';
 import { createSubscription } from '../pricing/subscription.js';
 
 export interface ProvisionInput {
   name: string;
   owner: { userId: string; email: string };
-  /** Plan of the new tenant: callers pass `config.defaultPlan` (DEFAULT_PLAN). */
-  plan?: string;
+  /** Plan of the new tenant: sign-ups pass `config.defaultPlan` (DEFAULT_PLAN). */
+  plan: string;
 }
 
 /**
@@ -42,7 +41,7 @@ export async function provisionTenant(exec: Executor, input: ProvisionInput) {
     .insert(members)
     .values({ id: newId(), tenantId, userId: input.owner.userId, email: input.owner.email, role: 'OWNER' })
     .returning();
-  await createSubscription(exec, tenantId, input.plan ?? FALLBACK_PLAN);
+  await createSubscription(exec, tenantId, input.plan);
   return { tenant: tenant!, member: member! };
 }
 

@@ -49,9 +49,19 @@ export interface SessionAuth {
   role: Role;
 }
 
+export interface RoutePolicy {
+  method: string;
+  url: string;
+  policy: AuthPolicy;
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthPolicy;
+  }
+  interface FastifyInstance {
+    /** Every /api route with its declared policy (the security suite walks it). */
+    routePolicies: RoutePolicy[];
   }
   interface FastifyRequest {
     auth: SessionAuth | null;
@@ -68,6 +78,8 @@ const ADMIN_SCOPE: Record<'read' | 'write' | 'critical', RateScope> = {
 export function installGuard(app: FastifyInstance): void {
   app.decorateRequest('auth', null);
   app.decorateRequest('sdk', null);
+  const policies: RoutePolicy[] = [];
+  app.decorate('routePolicies', policies);
   app.addHook('onRoute', (route) => {
     const policy = route.config?.auth;
     const url = route.url ?? route.path ?? '';
@@ -76,6 +88,7 @@ export function installGuard(app: FastifyInstance): void {
         throw new Error(`route ${route.method} ${url} declares no config.auth policy`);
       return;
     }
+    for (const method of [route.method].flat()) if (method !== 'HEAD') policies.push({ method, url, policy });
     attach(route, policy);
   });
 }

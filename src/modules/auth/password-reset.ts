@@ -1,0 +1,73 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import { passwordResets, sessions, users } from '../../db/schema/index.js';
+import { hashPassword, randomToken, sha256 } from '../../platform/crypto.js';
+import { AppError } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import { type AuthCtx, nowOf } from './context.js';
+import { findUserByEmail } from './session.js';
+
+const RESET_TTL_MS = 60 * 60 * 1000;
+
+/**
+ * Always "accepted", whether or not the email exists, so the route cannot be used to probe
+ * for accounts. Only password accounts get a token; the mail is sent in the background so an
+ * SMTP round-trip does not show in the response time either.
+ */
+export async function requestPasswordReset(ctx: AuthCtx, email: string): Promise<void> {
+  const { database, config, mailer, log } = ctx.deps;
+  const user = await findUserByEmail(database.db, email);
+  if (!user?.passwordHash) return;
+  const token = randomToken(32);
+  await database.db.insert(passwordResets).values({
+    id: newId(),
+    userId: user.id,
+    tokenHash: sha256(token),
+    expiresAt: new Date(nowOf(ctx).getTime() + RESET_TTL_MS),
+  });
+  const link = `${config.appUrl}/reset-password/${token}`;
+  mailer
+    .send({
+      to: user.email,
+      subject: 'Reset your password',
+      text:
+        `Someone asked to reset the password of your account.\n\n` +
+        `Choose a new password here (the link works once, for one hour):\n${link}\n\n` +
+        `If it was not you, ignore this message: your password stays unchanged.`,
+    })
+    .catch((err: unknown) => log.warn({ err, userId: user.id }, 'password reset mail failed'));
+}
+
+/**
+ * Single use: the token is claimed with a conditional UPDATE, so two concurrent confirms cannot
+ * both succeed. The new password ends every session of the user and every other open reset token.
+ */
+export async function confirmPasswordReset(ctx: AuthCtx, input: { token: string; password: string }) {
+  const { database } = ctx.deps;
+  const now = nowOf(ctx);
+  const [reset] = await database.db
+    .select()
+    .from(passwordResets)
+    .where(eq(passwordResets.tokenHash, sha256(input.token)))
+    .limit(1);
+  if (!reset || reset.usedAt || reset.expiresAt.getTime() <= now.getTime()) {
+    throw new AppError('INVALID_RESET_TOKEN');
+  }
+  const passwordHash = await hashPassword(input.password);
+  await database.db.transaction(async (tx) => {
+    const [claimed] = await tx
+      .update(passwordResets)
+      .set({ usedAt: now })
+      .where(and(eq(passwordResets.id, reset.id), isNull(passwordResets.usedAt)))
+      .returning({ id: passwordResets.id });
+    if (!claimed) throw new AppError('INVALID_RESET_TOKEN');
+    await tx
+      .update(passwordResets)
+      .set({ usedAt: now })
+      .where(and(eq(passwordResets.userId, reset.userId), isNull(passwordResets.usedAt)));
+    await tx.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, reset.userId));
+    await tx
+      .update(sessions)
+      .set({ revokedAt: now, revokedReason: 'password_reset' })
+      .where(and(eq(sessions.userId, reset.userId), isNull(sessions.revokedAt)));
+  });
+}

@@ -1,0 +1,238 @@
+import { and, asc, eq, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { members, type Role, sessions, tenants, users } from '../../db/schema/index.js';
+import { recordAudit } from '../../platform/audit.js';
+import type { ServiceCtx } from '../../platform/context.js';
+import { audit } from '../../platform/context.js';
+import { randomToken, safeEqual, sha256 } from '../../platform/crypto.js';
+import { AppError } from '../../platform/errors.js';
+import { isUuid, newId } from '../../platform/ids.js';
+import { type AuthCtx, nowOf } from './context.js';
+
+export interface PublicUser {
+  id: string;
+  email: string;
+  name: string | null;
+}
+export interface PublicTenant {
+  id: string;
+  name: string;
+  slug: string;
+}
+
+/** What every sign-in (register, login, Google, invite acceptance) answers with, plus the refresh token for the cookie. */
+export interface SignedIn {
+  user: PublicUser;
+  tenant: PublicTenant;
+  role: Role;
+  accessToken: string;
+  refreshToken: string;
+}
+
+export type SignInMethod = 'password' | 'register' | 'google' | 'invite';
+
+export const userColumns = { id: users.id, email: users.email, name: users.name };
+export const tenantColumns = { id: tenants.id, name: tenants.name, slug: tenants.slug };
+
+export const findUserByEmail = async (exec: Executor, email: string) => {
+  const [row] = await exec.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).limit(1);
+  return row;
+};
+
+/**
+ * The accepted membership a sign-in lands in: the one of `tenantId` when given, otherwise the
+ * oldest. Pending invites do not count.
+ */
+export async function findMembership(exec: Executor, userId: string, tenantId?: string) {
+  const where = [eq(members.userId, userId), eq(members.isPending, false)];
+  if (tenantId) where.push(eq(members.tenantId, tenantId));
+  const [row] = await exec
+    .select({ role: members.role, tenant: tenantColumns })
+    .from(members)
+    .innerJoin(tenants, eq(tenants.id, members.tenantId))
+    .where(and(...where))
+    .orderBy(asc(members.createdAt), asc(members.id))
+    .limit(1);
+  return row;
+}
+
+/**
+ * Opens a session (one row per sign-in; the refresh token rotates inside it), records
+ * USER_LOGIN in the same transaction, and signs the first access token.
+ * Refresh token format: `<sessionId>.<secret>`; the row keeps only sha256(secret).
+ */
+export async function openSession(
+  ctx: AuthCtx,
+  exec: Executor,
+  who: { user: PublicUser; tenant: PublicTenant; role: Role },
+  method: SignInMethod,
+): Promise<SignedIn> {
+  const { config, tokens } = ctx.deps;
+  const sessionId = newId();
+  const secret = randomToken(32);
+  const now = nowOf(ctx);
+  await exec.insert(sessions).values({
+    id: sessionId,
+    userId: who.user.id,
+    tenantId: who.tenant.id,
+    refreshTokenHash: sha256(secret),
+    refreshExpiresAt: new Date(now.getTime() + config.refreshTokenTtlSeconds * 1000),
+    ipAddress: ctx.ip,
+    userAgent: ctx.userAgent,
+  });
+  await recordAudit(exec, {
+    tenantId: who.tenant.id,
+    actorId: who.user.id,
+    ipAddress: ctx.ip,
+    action: 'USER_LOGIN',
+    entityType: 'user',
+    entityId: who.user.id,
+    metadata: { userAgent: ctx.userAgent, method, sessionId },
+  });
+  const accessToken = await tokens.signAccess({ userId: who.user.id, tenantId: who.tenant.id, sessionId });
+  return {
+    user: { id: who.user.id, email: who.user.email, name: who.user.name },
+    tenant: { id: who.tenant.id, name: who.tenant.name, slug: who.tenant.slug },
+    role: who.role,
+    accessToken,
+    refreshToken: `${sessionId}.${secret}`,
+  };
+}
+
+/**
+ * Wall-clock milliseconds with sub-millisecond precision, and the matching SQL timestamp
+ * (microseconds): orders a refresh request's arrival against a concurrent rotation. Real time,
+ * not the injectable clock, because it orders events rather than checking an expiry.
+ */
+const preciseNow = (): number => performance.timeOrigin + performance.now();
+const preciseTimestamp = (ms: number): SQL<Date> => sql<Date>`to_timestamp(${ms / 1000}::double precision)`;
+
+function parseRefreshToken(token: string): { sessionId: string; secret: string } | null {
+  const dot = token.indexOf('.');
+  if (dot < 0) return null;
+  const sessionId = token.slice(0, dot);
+  const secret = token.slice(dot + 1);
+  if (!isUuid(sessionId) || secret.length < 16 || secret.length > 256) return null;
+  return { sessionId, secret };
+}
+
+/**
+ * Rotates the refresh token of a live session and signs a new access token.
+ *
+ * - A token that had already been rotated away when the request arrived is a replay (or a
+ *   forgery): the whole session is revoked (`refresh_reuse`), so a stolen token dies with every
+ *   token issued after it.
+ * - Two concurrent refreshes with the same current token: the UPDATE is conditional on the old
+ *   hash, so exactly one wins; the loser answers AUTH_INVALID_REFRESH_TOKEN without revoking,
+ *   also when it reads the row only after the winner's commit (its token was still current
+ *   when it arrived: `rotated_at` is later than its arrival, compared at microsecond precision).
+ * - Each rotation extends the refresh expiry to now + refresh TTL (sliding window).
+ */
+export async function refreshSession(
+  ctx: AuthCtx,
+  token: string | undefined,
+): Promise<{ accessToken: string; refreshToken: string }> {
+  const arrivedAt = preciseNow();
+  if (!token) throw new AppError('AUTH_NO_REFRESH_TOKEN');
+  const parsed = parseRefreshToken(token);
+  if (!parsed) throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
+  const { database, config, tokens, log } = ctx.deps;
+  const db = database.db;
+  const [row] = await db
+    .select({
+      id: sessions.id,
+      userId: sessions.userId,
+      tenantId: sessions.tenantId,
+      refreshTokenHash: sessions.refreshTokenHash,
+      refreshExpiresAt: sessions.refreshExpiresAt,
+      revokedAt: sessions.revokedAt,
+      memberId: members.id,
+    })
+    .from(sessions)
+    .leftJoin(
+      members,
+      and(
+        eq(members.tenantId, sessions.tenantId),
+        eq(members.userId, sessions.userId),
+        eq(members.isPending, false),
+      ),
+    )
+    .where(eq(sessions.id, parsed.sessionId))
+    .limit(1);
+  const now = nowOf(ctx);
+  if (!row || row.revokedAt || row.refreshExpiresAt.getTime() <= now.getTime()) {
+    throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
+  }
+  const presented = sha256(parsed.secret);
+  if (!safeEqual(presented, row.refreshTokenHash)) {
+    const [revoked] = await db
+      .update(sessions)
+      .set({ revokedAt: now, revokedReason: 'refresh_reuse' })
+      .where(
+        and(
+          eq(sessions.id, row.id),
+          isNull(sessions.revokedAt),
+          or(isNull(sessions.rotatedAt), lt(sessions.rotatedAt, preciseTimestamp(arrivedAt))),
+        ),
+      )
+      .returning({ id: sessions.id });
+    if (revoked) {
+      log.warn({ sessionId: row.id, userId: row.userId }, 'refresh token reuse detected: session revoked');
+    }
+    throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
+  }
+  // The membership behind the session has ended: the session cannot be extended.
+  if (!row.memberId) throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
+  const secret = randomToken(32);
+  const [rotated] = await db
+    .update(sessions)
+    .set({
+      refreshTokenHash: sha256(secret),
+      rotatedAt: preciseTimestamp(preciseNow()),
+      refreshExpiresAt: new Date(now.getTime() + config.refreshTokenTtlSeconds * 1000),
+    })
+    .where(and(eq(sessions.id, row.id), eq(sessions.refreshTokenHash, presented), isNull(sessions.revokedAt)))
+    .returning({ id: sessions.id });
+  if (!rotated) throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
+  const accessToken = await tokens.signAccess({
+    userId: row.userId,
+    tenantId: row.tenantId,
+    sessionId: row.id,
+  });
+  return { accessToken, refreshToken: `${row.id}.${secret}` };
+}
+
+/** Ends the caller's session: its access and refresh tokens stop working at once. */
+export async function logout(ctx: ServiceCtx, sessionId: string): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    await tx
+      .update(sessions)
+      .set({ revokedAt: new Date(), revokedReason: 'logout' })
+      .where(
+        and(
+          eq(sessions.id, sessionId),
+          eq(sessions.tenantId, ctx.tenantId),
+          eq(sessions.userId, ctx.actorId!),
+          isNull(sessions.revokedAt),
+        ),
+      );
+    await audit(ctx, tx, {
+      action: 'USER_LOGOUT',
+      entityType: 'user',
+      entityId: ctx.actorId,
+      metadata: { sessionId },
+    });
+  });
+}
+
+/** The signed-in user, their tenant and role. */
+export async function getMe(ctx: ServiceCtx, role: Role) {
+  const [row] = await ctx.db
+    .select({ user: userColumns, tenant: tenantColumns })
+    .from(users)
+    .innerJoin(tenants, eq(tenants.id, ctx.tenantId))
+    .where(eq(users.id, ctx.actorId!))
+    .limit(1);
+  if (!row) throw new AppError('AUTH_TOKEN_REVOKED');
+  return { ...row, role };
+}

@@ -1,0 +1,153 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { requireRole } from '../../platform/auth/guard.js';
+import { ctxOf } from '../../platform/context.js';
+import { errors, idParams } from '../../platform/http/schemas.js';
+import { paginationQuery, toList } from '../../platform/pagination.js';
+import { CONTENT_ACTIONS } from './lifecycle.js';
+import {
+  changeNpsSurveyState,
+  createNpsSurvey,
+  getNpsResults,
+  getNpsSurvey,
+  listNpsResponses,
+  listNpsSurveys,
+  updateNpsSurvey,
+} from './nps-service.js';
+import {
+  contentListQuery,
+  createNpsSurveyBody,
+  npsResponseList,
+  npsResults,
+  npsResultsQuery,
+  npsSurveyList,
+  npsSurveyResponse,
+  patchNpsSurveyBody,
+} from './schemas.js';
+
+const tags = ['nps-surveys'];
+const read = { auth: requireRole('VIEWER') };
+const write = { auth: requireRole('EDITOR') };
+
+/** `/api/nps-surveys`: a sibling of the content routes with the same lifecycle. */
+export const npsSurveyRoutes: FastifyPluginAsyncZod = async (app) => {
+  const now = () => new Date(app.deps.clock());
+
+  app.get(
+    '/api/nps-surveys',
+    {
+      config: read,
+      schema: {
+        tags,
+        querystring: contentListQuery,
+        response: { 200: npsSurveyList, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const { rows, total } = await listNpsSurveys(ctxOf(request), request.query);
+      return toList(rows, request.query, total);
+    },
+  );
+
+  app.post(
+    '/api/nps-surveys',
+    {
+      config: write,
+      schema: {
+        tags,
+        body: createNpsSurveyBody,
+        response: { 201: npsSurveyResponse, ...errors(400, 401, 403) },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send({ data: await createNpsSurvey(ctxOf(request), request.body, now()) }),
+  );
+
+  app.get(
+    '/api/nps-surveys/:id',
+    {
+      config: read,
+      schema: { tags, params: idParams, response: { 200: npsSurveyResponse, ...errors(401, 403, 404) } },
+    },
+    async (request) => ({ data: await getNpsSurvey(ctxOf(request), request.params.id) }),
+  );
+
+  app.patch(
+    '/api/nps-surveys/:id',
+    {
+      config: write,
+      schema: {
+        tags,
+        params: idParams,
+        body: patchNpsSurveyBody,
+        response: { 200: npsSurveyResponse, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => ({
+      data: await updateNpsSurvey(ctxOf(request), request.params.id, request.body, now()),
+    }),
+  );
+
+  app.delete(
+    '/api/nps-surveys/:id',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Archive (soft delete) an NPS survey',
+        params: idParams,
+        response: { 200: npsSurveyResponse, ...errors(401, 403, 404) },
+      },
+    },
+    async (request) => ({
+      data: await changeNpsSurveyState(ctxOf(request), request.params.id, 'archive', now()),
+    }),
+  );
+
+  for (const action of CONTENT_ACTIONS.filter((a) => a !== 'archive')) {
+    app.post(
+      `/api/nps-surveys/:id/${action}`,
+      {
+        config: write,
+        schema: {
+          tags,
+          params: idParams,
+          response: { 200: npsSurveyResponse, ...errors(401, 403, 404, 409) },
+        },
+      },
+      async (request) => ({
+        data: await changeNpsSurveyState(ctxOf(request), request.params.id, action, now()),
+      }),
+    );
+  }
+
+  app.get(
+    '/api/nps-surveys/:id/responses',
+    {
+      config: read,
+      schema: {
+        tags,
+        params: idParams,
+        querystring: paginationQuery(),
+        response: { 200: npsResponseList, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { rows, total } = await listNpsResponses(ctxOf(request), request.params.id, request.query);
+      return toList(rows, request.query, total);
+    },
+  );
+
+  app.get(
+    '/api/nps-surveys/:id/results',
+    {
+      config: read,
+      schema: {
+        tags,
+        params: idParams,
+        querystring: npsResultsQuery,
+        response: { 200: npsResults, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => ({ data: await getNpsResults(ctxOf(request), request.params.id, request.query) }),
+  );
+};

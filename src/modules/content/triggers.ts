@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { isSafePattern, MATCH_TYPES, regexPatternProblem } from '../../engine/url-match.js';
+
+/** Trigger types of content items and NPS surveys (spec: "Trigger configuration"). */
+export const TRIGGER_TYPES = [
+  'exit_intent',
+  'scroll_depth',
+  'time_on_page',
+  'side_button',
+  'url_match',
+  'manual',
+] as const;
+
+const url = z.string().trim().min(1).max(2048).optional().describe('only on pages whose url contains this');
+
+/**
+ * `{ type, ...fields }`, one shape per type. Unknown fields are stripped; a url_match regex that
+ * could backtrack catastrophically (or does not compile) is refused at `triggerConfig.pattern`.
+ */
+export const triggerConfigSchema = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('exit_intent'), url }),
+    z.object({
+      type: z.literal('scroll_depth'),
+      url,
+      percentage: z.number().min(0).max(100).describe('how far down the page, 0 to 100'),
+    }),
+    z.object({
+      type: z.literal('time_on_page'),
+      url,
+      delay: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).describe('milliseconds on the page'),
+    }),
+    z.object({
+      type: z.literal('side_button'),
+      buttonColor: z.string().trim().min(1).max(64).optional(),
+      buttonPosition: z.enum(['left', 'right']),
+    }),
+    z
+      .object({
+        type: z.literal('url_match'),
+        pattern: z.string().min(1).max(2048),
+        matchType: z.enum(MATCH_TYPES).optional().describe('default contains'),
+      })
+      .superRefine((v, ctx) => {
+        if (!isSafePattern(v.matchType, v.pattern)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['pattern'],
+            message: regexPatternProblem(v.pattern) ?? 'pattern is not allowed',
+          });
+        }
+      }),
+    z.object({ type: z.literal('manual') }),
+  ])
+  .describe('when the SDK shows the item');
+
+export type TriggerConfigInput = z.output<typeof triggerConfigSchema>;
+
+/** Response side: what was stored (validated on the way in), described loosely. */
+export const triggerConfigRecord = z.looseObject({ type: z.string().describe(TRIGGER_TYPES.join(', ')) });
