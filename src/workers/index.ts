@@ -2,6 +2,7 @@ import { EVENT_PROCESSOR } from '../modules/sdk/events-routes.js';
 import { eventEffects } from './event-effects.js';
 import { processPendingEvents } from './event-processor.js';
 import type { Worker } from './runner.js';
+import { schedulerWorker } from './scheduler.js';
 
 /**
  * Every background job of the service. `npm start` runs them in-process unless ROLE=web;
@@ -22,4 +23,5 @@ export const workers: Worker[] = [
       await processPendingEvents(deps, eventEffects);
     },
   },
+  schedulerWorker,
 ];
