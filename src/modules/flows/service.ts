@@ -189,6 +189,8 @@ export async function updateFlow(ctx: FlowCtx, id: string, input: UpdateFlowInpu
       assertWindow(scheduledAt, expiresAt);
     const publishing = status === 'PUBLISHED' && flow.status !== 'PUBLISHED';
     if (publishing) assertNotExpired(expiresAt, ctx.now);
+    if (flow.status === 'ARCHIVED' && status !== 'ARCHIVED')
+      await assertPlanAllows(tx, ctx.tenantId, 'flows');
 
     const set: Partial<typeof flows.$inferInsert> = { updatedAt: ctx.now };
     for (const key of UPDATABLE) {
@@ -262,6 +264,8 @@ async function transition(
     if (!flow) throw flowMissing();
     const to = nextFlowStatus(flow, action, ctx.now);
     if (to === 'PUBLISHED') assertNotExpired(flow.expiresAt, ctx.now);
+    // An archived flow does not count towards the plan; bringing it back does.
+    if (flow.status === 'ARCHIVED' && to !== 'ARCHIVED') await assertPlanAllows(tx, ctx.tenantId, 'flows');
     // Dependents are disabled even when the flow was already archived: the caller asked for it.
     const disabledDependents = disable ? await disable(tx) : [];
     let row: FlowRow = flow;

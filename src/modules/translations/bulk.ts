@@ -4,6 +4,7 @@ import { locales } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { type ValidationIssue, validationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
+import { assertFeatureEnabled } from '../pricing/enforce.js';
 import { rowsOf } from './raw.js';
 import type { BulkTranslationRow } from './schemas.js';
 
@@ -17,6 +18,7 @@ export async function bulkUpsertTranslations(
   ctx: ServiceCtx,
   rows: BulkTranslationRow[],
 ): Promise<{ created: number; updated: number }> {
+  await assertFeatureEnabled(ctx.db, ctx.tenantId, 'translations');
   const tenantLocales = await ctx.db
     .select({ id: locales.id, code: locales.code })
     .from(locales)

@@ -5,6 +5,7 @@ import { type Locale, locales, translations } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { AppError, notFound, validationError } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
+import { assertFeatureEnabled } from '../pricing/enforce.js';
 import type { CreateLocaleInput, UpdateLocaleInput } from './schemas.js';
 
 /**
@@ -66,6 +67,7 @@ const duplicateCode = () => validationError([{ path: 'code', message: 'locale al
 export async function createLocale(ctx: ServiceCtx, input: CreateLocaleInput): Promise<Locale> {
   try {
     return await ctx.db.transaction(async (tx) => {
+      await assertFeatureEnabled(tx, ctx.tenantId, 'translations');
       await lockTenantLocales(tx, ctx.tenantId);
       const existing = await tx
         .select({ code: locales.code, isDefault: locales.isDefault })

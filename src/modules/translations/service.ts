@@ -6,6 +6,7 @@ import { audit, type ServiceCtx } from '../../platform/context.js';
 import { AppError, notFound, validationError } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
 import { pageOffset } from '../../platform/pagination.js';
+import { assertFeatureEnabled } from '../pricing/enforce.js';
 import { resolveLocale } from './locales.js';
 import type { ListTranslationsQuery, UpsertTranslationInput } from './schemas.js';
 
@@ -101,6 +102,7 @@ export async function upsertTranslation(
 ): Promise<{ record: TranslationRecord; created: boolean }> {
   try {
     return await ctx.db.transaction(async (tx) => {
+      await assertFeatureEnabled(tx, ctx.tenantId, 'translations');
       const locale = await resolveLocale(tx, ctx.tenantId, input.localeCode, 'localeCode');
       const key = {
         localeId: locale.id,
@@ -169,6 +171,7 @@ export async function updateTranslation(
 ): Promise<TranslationRecord> {
   if (!isUuid(id)) throw notFound('Translation');
   return ctx.db.transaction(async (tx) => {
+    await assertFeatureEnabled(tx, ctx.tenantId, 'translations');
     const where = [eq(translations.tenantId, ctx.tenantId), eq(translations.id, id)];
     if (input.version !== undefined) where.push(eq(translations.version, input.version));
     const [row] = await tx
