@@ -195,7 +195,7 @@ describe('SDK authentication', () => {
     const { data } = await createKey(acme);
     const viaHeader = await sdkConfig({ 'x-api-key': data.key });
     expect(viaHeader.statusCode).toBe(200);
-    expect(viaHeader.json()).toEqual({ data: { name: 'Acme' } });
+    expect(viaHeader.json().data).toMatchObject({ name: 'Acme' });
     expect((await sdkConfig({}, `?apiKey=${data.key}`)).statusCode).toBe(200);
     const viaBody = await t.inject({
       method: 'POST',
