@@ -3,8 +3,16 @@ import { Redis } from 'ioredis';
 
 export type { Redis };
 
-export function connectRedis(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+export function connectRedis(url: string, opts: { subscriber?: boolean } = {}): Redis {
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: 2,
+    enableOfflineQueue: true,
+    // A subscriber connection may not run the INFO ready check once it has subscribed.
+    enableReadyCheck: !opts.subscriber,
+  });
+  // Connection errors are retried by ioredis; without a listener they would crash the process.
+  redis.on('error', () => {});
+  return redis;
 }
 
 /**
@@ -35,7 +43,7 @@ export function createInvalidationBus(redisUrl?: string, keyPrefix = 'guidance:'
     };
   }
   const pub = connectRedis(redisUrl);
-  const sub = connectRedis(redisUrl);
+  const sub = connectRedis(redisUrl, { subscriber: true });
   const origin = Math.random().toString(36).slice(2);
   const subscribed = new Set<string>();
   sub.on('message', (fullChannel: string, message: string) => {

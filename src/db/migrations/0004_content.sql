@@ -57,7 +57,7 @@ create table survey_responses (
   submitted_at timestamptz not null default now(),
   event_id uuid,
   created_at timestamptz not null default now(),
-  constraint survey_responses_event_key unique (event_id)
+  constraint survey_responses_event_key unique (tenant_id, event_id)
 );
 create index survey_responses_tenant_survey_idx on survey_responses (tenant_id, survey_id, submitted_at desc, id desc);
 
@@ -72,6 +72,6 @@ create table nps_responses (
   submitted_at timestamptz not null default now(),
   event_id uuid,
   created_at timestamptz not null default now(),
-  constraint nps_responses_event_key unique (event_id)
+  constraint nps_responses_event_key unique (tenant_id, event_id)
 );
 create index nps_responses_tenant_survey_idx on nps_responses (tenant_id, nps_survey_id, submitted_at desc, id desc);

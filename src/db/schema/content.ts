@@ -93,7 +93,7 @@ export const surveyResponses = pgTable(
     createdAt: created(),
   },
   (t) => [
-    unique('survey_responses_event_key').on(t.eventId),
+    unique('survey_responses_event_key').on(t.tenantId, t.eventId),
     index('survey_responses_tenant_survey_idx').on(t.tenantId, t.surveyId, t.submittedAt, t.id),
   ],
 );
@@ -116,7 +116,7 @@ export const npsResponses = pgTable(
     createdAt: created(),
   },
   (t) => [
-    unique('nps_responses_event_key').on(t.eventId),
+    unique('nps_responses_event_key').on(t.tenantId, t.eventId),
     index('nps_responses_tenant_survey_idx').on(t.tenantId, t.npsSurveyId, t.submittedAt, t.id),
   ],
 );

@@ -1,0 +1,82 @@
+import type { StoredEvent } from '../sdk/event-types.js';
+
+/**
+ * How events map onto rollup keys, shared by the writer (rollups-effect.ts) and the reader
+ * (service.ts) so both agree. Days are UTC.
+ */
+
+export const MS_PER_DAY = 86_400_000;
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T/;
+
+/** `YYYY-MM-DD` of the event's timestamp (UTC). */
+export function dayOf(timestamp: string): string {
+  if (ISO_UTC.test(timestamp) && timestamp.endsWith('Z')) return timestamp.slice(0, 10);
+  return new Date(timestamp).toISOString().slice(0, 10);
+}
+
+/** Days since 1970-01-01 of a `YYYY-MM-DD` day, and back. */
+export const epochDay = (day: string): number => Date.parse(`${day}T00:00:00.000Z`) / MS_PER_DAY;
+export const dayFromEpoch = (n: number): string => new Date(n * MS_PER_DAY).toISOString().slice(0, 10);
+
+/** What a distinct-user count is about (analytics_user_days / analytics_reach `scope`). */
+export const ACTIVE_SCOPE = 'active';
+export const stepScope = (flowId: string, stepIndex: number) => `step:${flowId}:${stepIndex}`;
+export const completedScope = (flowId: string) => `done:${flowId}`;
+
+/** Who counts as an active user: the tenant's userId, else the anonymous id; neither → nobody. */
+export function activeUserKey(e: Pick<StoredEvent, 'userId' | 'anonymousId'>): string | null {
+  if (e.userId) return `u:${e.userId}`;
+  if (e.anonymousId) return `a:${e.anonymousId}`;
+  return null;
+}
+
+/** Who reached a step or completed a flow (DECISIONS §12): the userId; null = the event counts by itself. */
+export const flowUserKey = (e: Pick<StoredEvent, 'userId'>): string | null =>
+  e.userId ? `u:${e.userId}` : null;
+
+/** Heatmaps match the event url exactly, except for the fragment (`#...`), which is dropped. */
+export function heatmapUrl(url: string | undefined): string | null {
+  if (!url) return null;
+  const hash = url.indexOf('#');
+  const page = hash === -1 ? url : url.slice(0, hash);
+  return page.length > 0 ? page : null;
+}
+
+export const MAX_SELECTOR_LENGTH = 512;
+
+/** `properties.selector`, trimmed and truncated; '' when absent. */
+export function selectorOf(value: unknown): string {
+  if (typeof value !== 'string') return '';
+  return value.trim().slice(0, MAX_SELECTOR_LENGTH);
+}
+
+const MAX_COORDINATE = 1_000_000;
+
+/** A click coordinate in whole pixels, or null when absent, not a finite number or absurd. */
+export function coordinateOf(value: unknown): number | null {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return null;
+  const v = Math.round(value);
+  return Math.abs(v) <= MAX_COORDINATE ? v : null;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `properties.flowId` when it is a uuid (lower-cased), else null: such events count only in totals. */
+export function flowIdOf(props: Record<string, unknown> | undefined): string | null {
+  const v = props?.flowId;
+  return typeof v === 'string' && UUID_RE.test(v) ? v.toLowerCase() : null;
+}
+
+const MAX_STEP_INDEX = 100_000;
+
+/** `properties.stepIndex` when it is an integer 0..100000, else null. */
+export function stepIndexOf(props: Record<string, unknown> | undefined): number | null {
+  const v = props?.stepIndex;
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_STEP_INDEX ? v : null;
+}
+
+/** A range of whole UTC days, both ends included, as `YYYY-MM-DD`. */
+export interface DayRange {
+  startDay: string;
+  endDay: string;
+}

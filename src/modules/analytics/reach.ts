@@ -1,0 +1,178 @@
+import type { Executor } from '../../db/client.js';
+import { rawQuery } from '../../db/raw.js';
+import { dayFromEpoch } from './keys.js';
+
+/**
+ * Distinct users over arbitrary day ranges, exactly, at a cost independent of the number of
+ * users: every (user, active day) is a point (day, previous active day of the user), and the
+ * users active in [s, e] are the points with s ≤ day ≤ e and prev < s — one per user, their
+ * first active day inside the range. analytics_reach counts points per (scope, day, prev);
+ * analytics_user_days keeps each user's active days so a new day finds its neighbours.
+ *
+ * Adding day d between a user's active days p < d < n moves n's point from (n, p) to (n, d)
+ * and adds (d, p); a day already active changes nothing (so replays and repeats are free).
+ */
+
+/** `prev` of a user's first active day; stored as '-infinity'. */
+export const FIRST_DAY = Number.NEGATIVE_INFINITY;
+
+export type PointDelta = (day: number, prev: number, change: number) => void;
+
+function lowerBound(sorted: number[], v: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Adds `fresh` epoch days to a user's sorted `active` days (in place), reporting the point
+ * changes. Returns whether any day was new. Pure; the heart of the reach rollup.
+ */
+export function addActiveDays(active: number[], fresh: Iterable<number>, delta: PointDelta): boolean {
+  let changed = false;
+  for (const d of [...fresh].sort((a, b) => a - b)) {
+    const i = lowerBound(active, d);
+    if (active[i] === d) continue;
+    const prev = i > 0 ? active[i - 1]! : FIRST_DAY;
+    if (i < active.length) {
+      const next = active[i]!;
+      delta(next, prev, -1);
+      delta(next, d, 1);
+    }
+    delta(d, prev, 1);
+    active.splice(i, 0, d);
+    changed = true;
+  }
+  return changed;
+}
+
+/** Active days from the stored form: `origin` (epoch day) and a '0'/'1' string from it. */
+export function decodeDays(origin: number, bits: string): number[] {
+  const days: number[] = [];
+  for (let i = bits.indexOf('1'); i !== -1; i = bits.indexOf('1', i + 1)) days.push(origin + i);
+  return days;
+}
+
+export function encodeDays(days: number[]): { origin: number; bits: string } {
+  if (days.length === 0) return { origin: 0, bits: '' };
+  const origin = days[0]!;
+  const bits = new Array<string>(days[days.length - 1]! - origin + 1).fill('0');
+  for (const d of days) bits[d - origin] = '1';
+  return { origin, bits: bits.join('') };
+}
+
+const SEP = '\u0000';
+
+/** The reach input of a chunk: new active days per (tenant, scope, user), and anonymous points. */
+export class ReachChanges {
+  /** (tenant, scope, user) → epoch days seen in the chunk. */
+  readonly users = new Map<string, { tenantId: string; scope: string; userKey: string; days: Set<number> }>();
+  /** (tenant, scope, day, prev) → point count change. */
+  readonly points = new Map<
+    string,
+    { tenantId: string; scope: string; day: number; prev: number; n: number }
+  >();
+
+  addUserDay(tenantId: string, scope: string, userKey: string, day: number): void {
+    const k = tenantId + SEP + scope + SEP + userKey;
+    const row = this.users.get(k);
+    if (row) row.days.add(day);
+    else this.users.set(k, { tenantId, scope, userKey, days: new Set([day]) });
+  }
+
+  /** An event without a user: a user of its own, active that day only. */
+  addLoneDay(tenantId: string, scope: string, day: number): void {
+    this.addPoint(tenantId, scope, day, FIRST_DAY, 1);
+  }
+
+  addPoint(tenantId: string, scope: string, day: number, prev: number, n: number): void {
+    const k = tenantId + SEP + scope + SEP + day + SEP + prev;
+    const row = this.points.get(k);
+    if (row) row.n += n;
+    else this.points.set(k, { tenantId, scope, day, prev, n });
+  }
+}
+
+const PLACEHOLDERS = `insert into analytics_user_days (tenant_id, scope, user_key, origin, days)
+  select t, s, u, date '1970-01-01', B'' from unnest($1::uuid[], $2::text[], $3::text[]) as x (t, s, u)
+  on conflict do nothing`;
+
+// ORDER BY then FOR UPDATE: rows are locked in key order, so processors never deadlock here.
+const LOCK_USERS = `select d.tenant_id, d.scope, d.user_key, d.origin - date '1970-01-01' as origin, d.days::text as days
+  from analytics_user_days d join unnest($1::uuid[], $2::text[], $3::text[]) as x (t, s, u)
+    on d.tenant_id = x.t and d.scope = x.s and d.user_key = x.u
+  order by d.tenant_id, d.scope, d.user_key
+  for update of d`;
+
+const UPDATE_USERS = `update analytics_user_days as d set origin = x.o, days = x.b
+  from unnest($1::uuid[], $2::text[], $3::text[], $4::date[], $5::varbit[]) as x (t, s, u, o, b)
+  where d.tenant_id = x.t and d.scope = x.s and d.user_key = x.u`;
+
+const UPSERT_POINTS = `insert into analytics_reach as r (tenant_id, scope, day, prev_day, users)
+  select * from unnest($1::uuid[], $2::text[], $3::date[], $4::date[], $5::bigint[])
+  on conflict (tenant_id, scope, day, prev_day) do update set users = r.users + excluded.users`;
+
+const dateOf = (n: number) => (n === FIRST_DAY ? '-infinity' : dayFromEpoch(n));
+
+/**
+ * Applies a chunk's reach changes: creates and locks the users' state rows (placeholders first,
+ * so a new user is serialized too), merges the new days, rewrites the changed rows and upserts
+ * the point changes. Four statements whatever the chunk size.
+ */
+export async function writeReach(tx: Executor, changes: ReachChanges): Promise<void> {
+  const keys = [...changes.users.keys()].sort();
+  if (keys.length > 0) {
+    const users = keys.map((k) => changes.users.get(k)!);
+    const ids = [users.map((u) => u.tenantId), users.map((u) => u.scope), users.map((u) => u.userKey)];
+    await rawQuery(tx, PLACEHOLDERS, ids);
+    const rows = await rawQuery<{
+      tenant_id: string;
+      scope: string;
+      user_key: string;
+      origin: number;
+      days: string;
+    }>(tx, LOCK_USERS, ids);
+    const updates: { tenantId: string; scope: string; userKey: string; origin: number; bits: string }[] = [];
+    for (const row of rows) {
+      const fresh = changes.users.get(row.tenant_id + SEP + row.scope + SEP + row.user_key);
+      if (!fresh) continue;
+      const active = decodeDays(Number(row.origin), row.days);
+      const changed = addActiveDays(active, fresh.days, (day, prev, n) =>
+        changes.addPoint(row.tenant_id, row.scope, day, prev, n),
+      );
+      if (changed)
+        updates.push({
+          tenantId: row.tenant_id,
+          scope: row.scope,
+          userKey: row.user_key,
+          ...encodeDays(active),
+        });
+    }
+    if (updates.length > 0) {
+      await rawQuery(tx, UPDATE_USERS, [
+        updates.map((u) => u.tenantId),
+        updates.map((u) => u.scope),
+        updates.map((u) => u.userKey),
+        updates.map((u) => dayFromEpoch(u.origin)),
+        updates.map((u) => u.bits),
+      ]);
+    }
+  }
+  const points = [...changes.points.entries()]
+    .filter(([, p]) => p.n !== 0)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, p]) => p);
+  if (points.length === 0) return;
+  await rawQuery(tx, UPSERT_POINTS, [
+    points.map((p) => p.tenantId),
+    points.map((p) => p.scope),
+    points.map((p) => dayFromEpoch(p.day)),
+    points.map((p) => dateOf(p.prev)),
+    points.map((p) => p.n),
+  ]);
+}

@@ -1,0 +1,280 @@
+import type { Executor } from '../../db/client.js';
+import { rawQuery } from '../../db/raw.js';
+import type { EventEffect, ProcessedBatch } from '../../workers/event-processor.js';
+import type { StoredEvent } from '../sdk/event-types.js';
+import {
+  ACTIVE_SCOPE,
+  activeUserKey,
+  completedScope,
+  coordinateOf,
+  dayOf,
+  epochDay,
+  flowIdOf,
+  flowUserKey,
+  heatmapUrl,
+  selectorOf,
+  stepIndexOf,
+  stepScope,
+} from './keys.js';
+import { ReachChanges, writeReach } from './reach.js';
+
+/**
+ * The analytics rollups of a chunk of batches: aggregated in memory first, then one set-based
+ * upsert per table. Exactly-once comes from the processor's transaction (the batches are
+ * marked processed in it), so nothing here deduplicates.
+ */
+
+const SEP = '\u0000';
+
+/**
+ * Distinct-user rollups ignore days before this (the events still count in the totals): a
+ * user's stored day set spans from their first to their last active day, and a client clock
+ * in year 1 would make it huge.
+ */
+export const MIN_REACH_DAY = '2000-01-01';
+
+interface Counters {
+  clicks: number;
+  rage: number;
+  dead: number;
+}
+
+interface FlowCounts {
+  starts: number;
+  completed: number;
+  dismissed: number;
+  skipped: number;
+}
+
+/** Aggregated rows, keyed by their primary key (joined with NUL) so each key is written once. */
+export interface Rollups {
+  dailyEvents: Map<string, { tenantId: string; day: string; type: string; n: number }>;
+  flowDaily: Map<string, { tenantId: string; flowId: string; day: string } & FlowCounts>;
+  /** Distinct users: active users, step reach and flow completers (see reach.ts). */
+  reach: ReachChanges;
+  heatPoints: Map<
+    string,
+    { tenantId: string; url: string; day: string; x: number; y: number; selector: string } & Counters
+  >;
+  heatElements: Map<string, { tenantId: string; url: string; day: string; selector: string } & Counters>;
+}
+
+export function emptyRollups(): Rollups {
+  return {
+    dailyEvents: new Map(),
+    flowDaily: new Map(),
+    reach: new ReachChanges(),
+    heatPoints: new Map(),
+    heatElements: new Map(),
+  };
+}
+
+const FLOW_COUNTER: Partial<Record<StoredEvent['type'], keyof FlowCounts>> = {
+  FLOW_STARTED: 'starts',
+  FLOW_COMPLETED: 'completed',
+  FLOW_DISMISSED: 'dismissed',
+  FLOW_SKIPPED: 'skipped',
+};
+
+const CLICK_COUNTER: Partial<Record<StoredEvent['type'], keyof Counters>> = {
+  CLICK: 'clicks',
+  RAGE_CLICK: 'rage',
+  DEAD_CLICK: 'dead',
+};
+
+/** Adds one event of a tenant to the in-memory rollups (pure; exported for unit tests). */
+export function addEvent(r: Rollups, tenantId: string, e: StoredEvent): void {
+  const day = dayOf(e.timestamp);
+
+  const dk = tenantId + SEP + day + SEP + e.type;
+  const daily = r.dailyEvents.get(dk);
+  if (daily) daily.n++;
+  else r.dailyEvents.set(dk, { tenantId, day, type: e.type, n: 1 });
+
+  const userKey = activeUserKey(e);
+  const reachable = day >= MIN_REACH_DAY;
+  if (userKey !== null && reachable) r.reach.addUserDay(tenantId, ACTIVE_SCOPE, userKey, epochDay(day));
+
+  const flowCounter = FLOW_COUNTER[e.type];
+  if (flowCounter || e.type === 'STEP_VIEWED') {
+    const flowId = flowIdOf(e.properties);
+    if (flowId !== null) addFlowEvent(r, tenantId, flowId, day, e, flowCounter, reachable);
+  }
+
+  const clickCounter = CLICK_COUNTER[e.type];
+  if (clickCounter) {
+    const url = heatmapUrl(e.url);
+    if (url !== null) addClick(r, tenantId, url, day, e.properties, clickCounter);
+  }
+}
+
+function addFlowEvent(
+  r: Rollups,
+  tenantId: string,
+  flowId: string,
+  day: string,
+  e: StoredEvent,
+  counter: keyof FlowCounts | undefined,
+  reachable: boolean,
+): void {
+  if (counter) {
+    const fk = tenantId + SEP + flowId + SEP + day;
+    let row = r.flowDaily.get(fk);
+    if (!row) {
+      row = { tenantId, flowId, day, starts: 0, completed: 0, dismissed: 0, skipped: 0 };
+      r.flowDaily.set(fk, row);
+    }
+    row[counter]++;
+  }
+  let scope: string | null = null;
+  if (e.type === 'FLOW_COMPLETED') scope = completedScope(flowId);
+  else if (e.type === 'STEP_VIEWED') {
+    const step = stepIndexOf(e.properties);
+    if (step !== null) scope = stepScope(flowId, step);
+  }
+  if (scope === null || !reachable) return;
+  const userKey = flowUserKey(e);
+  if (userKey === null) r.reach.addLoneDay(tenantId, scope, epochDay(day));
+  else r.reach.addUserDay(tenantId, scope, userKey, epochDay(day));
+}
+
+function addClick(
+  r: Rollups,
+  tenantId: string,
+  url: string,
+  day: string,
+  props: Record<string, unknown> | undefined,
+  counter: keyof Counters,
+): void {
+  const selector = selectorOf(props?.selector);
+  const ek = tenantId + SEP + url + SEP + day + SEP + selector;
+  let element = r.heatElements.get(ek);
+  if (!element) {
+    element = { tenantId, url, day, selector, clicks: 0, rage: 0, dead: 0 };
+    r.heatElements.set(ek, element);
+  }
+  element[counter]++;
+
+  const x = coordinateOf(props?.x);
+  const y = coordinateOf(props?.y);
+  if (x === null || y === null) return;
+  const pk = ek + SEP + x + SEP + y;
+  let point = r.heatPoints.get(pk);
+  if (!point) {
+    point = { tenantId, url, day, x, y, selector, clicks: 0, rage: 0, dead: 0 };
+    r.heatPoints.set(pk, point);
+  }
+  point[counter]++;
+}
+
+/** The rollups of a chunk of batches (pure). */
+export function aggregateRollups(batches: readonly Pick<ProcessedBatch, 'tenantId' | 'events'>[]): Rollups {
+  const r = emptyRollups();
+  for (const b of batches) for (const e of b.events) addEvent(r, b.tenantId, e);
+  return r;
+}
+
+/**
+ * Rows in key order: concurrent processors then lock shared rows (a tenant's day counters) in
+ * the same order and cannot deadlock each other.
+ */
+function sorted<T>(map: Map<string, T>): T[] {
+  return [...map.keys()].sort().map((k) => map.get(k)!);
+}
+
+const UPSERT_DAILY_EVENTS = `insert into analytics_daily_events as t (tenant_id, day, type, events)
+  select * from unnest($1::uuid[], $2::date[], $3::text[], $4::bigint[])
+  on conflict (tenant_id, day, type) do update set events = t.events + excluded.events`;
+
+const UPSERT_FLOW_DAILY = `insert into analytics_flow_daily as t
+    (tenant_id, flow_id, day, starts, completed, dismissed, skipped)
+  select * from unnest($1::uuid[], $2::uuid[], $3::date[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[])
+  on conflict (tenant_id, flow_id, day) do update set
+    starts = t.starts + excluded.starts, completed = t.completed + excluded.completed,
+    dismissed = t.dismissed + excluded.dismissed, skipped = t.skipped + excluded.skipped`;
+
+const UPSERT_HEAT_POINTS = `insert into analytics_heatmap_points as t
+    (tenant_id, url_key, day, x, y, selector, clicks, rage_clicks, dead_clicks)
+  select tenant_id, md5(url)::uuid, day, x, y, selector, c, r, d
+  from unnest($1::uuid[], $2::text[], $3::date[], $4::int[], $5::int[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[])
+    as u (tenant_id, url, day, x, y, selector, c, r, d)
+  on conflict (tenant_id, url_key, day, x, y, selector) do update set clicks = t.clicks + excluded.clicks,
+    rage_clicks = t.rage_clicks + excluded.rage_clicks, dead_clicks = t.dead_clicks + excluded.dead_clicks`;
+
+const UPSERT_HEAT_ELEMENTS = `insert into analytics_heatmap_elements as t
+    (tenant_id, url_key, day, selector, clicks, rage_clicks, dead_clicks)
+  select tenant_id, md5(url)::uuid, day, selector, c, r, d
+  from unnest($1::uuid[], $2::text[], $3::date[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[])
+    as u (tenant_id, url, day, selector, c, r, d)
+  on conflict (tenant_id, url_key, day, selector) do update set clicks = t.clicks + excluded.clicks,
+    rage_clicks = t.rage_clicks + excluded.rage_clicks, dead_clicks = t.dead_clicks + excluded.dead_clicks`;
+
+/** Column arrays of rows, in the order of `pick`'s tuple. */
+function columns<T>(rows: T[], pick: (row: T) => unknown[]): unknown[][] {
+  const first = rows[0];
+  if (first === undefined) return [];
+  const cols: unknown[][] = pick(first).map(() => new Array(rows.length));
+  rows.forEach((row, i) => {
+    pick(row).forEach((v, c) => {
+      cols[c]![i] = v;
+    });
+  });
+  return cols;
+}
+
+async function upsert<T>(tx: Executor, sql: string, map: Map<string, T>, pick: (row: T) => unknown[]) {
+  if (map.size === 0) return;
+  await rawQuery(tx, sql, columns(sorted(map), pick));
+}
+
+/** Writes aggregated rollups: one statement per counter table that has rows, four for reach. */
+export async function writeRollups(tx: Executor, r: Rollups): Promise<void> {
+  await upsert(tx, UPSERT_DAILY_EVENTS, r.dailyEvents, (x) => [x.tenantId, x.day, x.type, x.n]);
+  await upsert(tx, UPSERT_FLOW_DAILY, r.flowDaily, (x) => [
+    x.tenantId,
+    x.flowId,
+    x.day,
+    x.starts,
+    x.completed,
+    x.dismissed,
+    x.skipped,
+  ]);
+  await upsert(tx, UPSERT_HEAT_POINTS, r.heatPoints, (x) => [
+    x.tenantId,
+    x.url,
+    x.day,
+    x.x,
+    x.y,
+    x.selector,
+    x.clicks,
+    x.rage,
+    x.dead,
+  ]);
+  await upsert(tx, UPSERT_HEAT_ELEMENTS, r.heatElements, (x) => [
+    x.tenantId,
+    x.url,
+    x.day,
+    x.selector,
+    x.clicks,
+    x.rage,
+    x.dead,
+  ]);
+  await writeReach(tx, r.reach);
+}
+
+/**
+ * Applies the rollups of these batches inside `tx` — the code path of event processing. Also
+ * the entry point for benchmarks: synthetic batches (`{ tenantId, events }` with StoredEvents)
+ * go through exactly what processed events go through.
+ */
+export async function applyRollups(
+  tx: Executor,
+  batches: readonly Pick<ProcessedBatch, 'tenantId' | 'events'>[],
+): Promise<void> {
+  await writeRollups(tx, aggregateRollups(batches));
+}
+
+export const analyticsRollupsEffect: EventEffect = {
+  name: 'analytics-rollups',
+  apply: (tx, batches) => applyRollups(tx, batches),
+};

@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { dataOf, timestamp, uuid } from '../../platform/http/schemas.js';
+
+/**
+ * A bound of a date range: an ISO 8601 date (`2026-05-01`) or date-time with offset; analytics
+ * counts whole UTC days, so a date-time selects the UTC day it falls on. Parsed to `YYYY-MM-DD`.
+ */
+const dateBound = z
+  .union([z.iso.date(), z.iso.datetime({ offset: true })], {
+    error: 'must be an ISO 8601 date (YYYY-MM-DD) or date-time',
+  })
+  .transform((s) => (s.length === 10 ? s : new Date(s).toISOString().slice(0, 10)));
+
+export const rangeQuery = z.object({
+  startDate: dateBound
+    .optional()
+    .describe('first UTC day included (ISO date or date-time); default: 29 days before endDate'),
+  endDate: dateBound
+    .optional()
+    .describe('last UTC day included (ISO date or date-time); default: today (UTC)'),
+});
+export type RangeQuery = z.output<typeof rangeQuery>;
+
+export const heatmapQuery = rangeQuery.extend({
+  url: z
+    .string()
+    .min(1)
+    .max(4096)
+    .describe('the page url; matched exactly against the events’ url, ignoring any #fragment'),
+});
+export type HeatmapQuery = z.output<typeof heatmapQuery>;
+
+export const flowParams = z.object({ flowId: z.string() });
+
+const dateRange = z
+  .object({
+    startDate: timestamp.describe('start of the first UTC day counted'),
+    endDate: timestamp.describe('end of the last UTC day counted'),
+  })
+  .describe('the range actually counted: whole UTC days');
+
+const rate = z.number().min(0).max(1);
+
+export const overviewResponse = dataOf(
+  z.object({
+    totalFlows: z.number().int().describe('non-archived flows now (not range-bound)'),
+    publishedFlows: z.number().int().describe('PUBLISHED flows now (not range-bound)'),
+    activeUsers: z
+      .number()
+      .int()
+      .describe('distinct users with an event in the range (userId, else anonymousId)'),
+    totalEvents: z.number().int().describe('events processed in the range (by event timestamp)'),
+    flowCompletions: z.number().int().describe('FLOW_COMPLETED events naming a flow'),
+    completionRate: rate.describe('flowCompletions / FLOW_STARTED events, at most 1; 0 without starts'),
+    dateRange,
+  }),
+);
+
+export const flowAnalyticsResponse = dataOf(
+  z.object({
+    flowId: uuid,
+    flowName: z.string(),
+    totalStarts: z.number().int().describe('FLOW_STARTED events'),
+    completed: z.number().int().describe('FLOW_COMPLETED events'),
+    dismissed: z.number().int().describe('FLOW_DISMISSED events'),
+    skipped: z.number().int().describe('FLOW_SKIPPED events'),
+    completionRate: rate.describe('completed / totalStarts, at most 1; 0 without starts'),
+    stepDropOff: z
+      .array(
+        z.object({
+          stepId: uuid,
+          stepOrder: z.number().int(),
+          stepTitle: z.string().nullable(),
+          reached: z.number().int().describe('distinct users with a STEP_VIEWED of this step'),
+          dropOffCount: z
+            .number()
+            .int()
+            .describe(
+              'reached − reached of the next step (last step: − users who completed); never negative',
+            ),
+          dropOffRate: rate,
+        }),
+      )
+      .describe('the flow’s current steps, in order'),
+    dateRange,
+  }),
+);
+
+export const heatmapResponse = dataOf(
+  z.object({
+    url: z.string(),
+    dateRange,
+    totalClicks: z.number().int().describe('CLICK events of the page'),
+    points: z
+      .array(
+        z.object({
+          x: z.number().int(),
+          y: z.number().int(),
+          selector: z.string().nullable(),
+          count: z.number().int().describe('CLICK events at this point'),
+          rageClicks: z.number().int(),
+          deadClicks: z.number().int(),
+        }),
+      )
+      .describe('by count, descending; at most 5,000'),
+    elements: z
+      .array(
+        z.object({
+          selector: z.string(),
+          clicks: z.number().int(),
+          rageClicks: z.number().int(),
+          deadClicks: z.number().int(),
+        }),
+      )
+      .describe('by clicks, descending; at most 1,000'),
+  }),
+);

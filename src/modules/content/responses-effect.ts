@@ -1,0 +1,345 @@
+import type { Executor } from '../../db/client.js';
+import { rawQuery } from '../../db/raw.js';
+import { newId } from '../../platform/ids.js';
+import type { EffectContext, EventEffect, ProcessedBatch } from '../../workers/event-processor.js';
+import type { StoredEvent } from '../sdk/event-types.js';
+import type { SurveyQuestion } from './definitions.js';
+import type { SurveyForResponses } from './delivery.js';
+
+/**
+ * SURVEY_RESPONSE and NPS_RESPONSE events become survey_responses and nps_responses rows.
+ * An event that does not fit its survey is parked in event_dead_letters with the reason (never
+ * thrown: that would fail every batch of the chunk). The surveys, NPS surveys and end users a
+ * chunk needs are loaded with one query each, and each table gets one insert.
+ *
+ * - SURVEY_RESPONSE: `properties.surveyId` (a survey of the tenant in any status but ARCHIVED),
+ *   `properties.answers` (object keyed by question key): every required question answered (null,
+ *   '' and [] count as unanswered), no unknown key, each answer of its question's type.
+ * - NPS_RESPONSE: `properties.npsSurveyId` (alias `surveyId`; an NPS survey of the tenant, not
+ *   ARCHIVED), `properties.score` (integer 0..10), `properties.comment` (optional string).
+ * - `end_user_id`: the end user whose external id is the event's userId, else null;
+ *   `submitted_at`: the event timestamp; `event_id`: the event id (a replay inserts nothing).
+ */
+
+export const MAX_TEXT_ANSWER = 10_000;
+export const MAX_NPS_COMMENT = 10_000;
+
+type Question = SurveyForResponses['questions'][number];
+
+interface Pending {
+  batch: ProcessedBatch;
+  event: StoredEvent;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+const pairKey = (tenantId: string, id: string) => `${tenantId}:${id.toLowerCase()}`;
+
+/** Distinct (tenant, id) pairs of the uuids `idOf` finds in the events. */
+function pairsOf(items: Pending[], idOf: (e: StoredEvent) => unknown): [string[], string[]] {
+  const seen = new Map<string, [string, string]>();
+  for (const { batch, event } of items) {
+    const id = idOf(event);
+    if (typeof id === 'string' && UUID_RE.test(id))
+      seen.set(pairKey(batch.tenantId, id), [batch.tenantId, id]);
+  }
+  const pairs = [...seen.values()];
+  return [pairs.map((p) => p[0]), pairs.map((p) => p[1])];
+}
+
+async function loadSurveys(tx: Executor, items: Pending[]): Promise<Map<string, SurveyForResponses>> {
+  const [tenants, ids] = pairsOf(items, (e) => e.properties?.surveyId);
+  if (ids.length === 0) return new Map();
+  const rows = await rawQuery<{
+    id: string;
+    tenant_id: string;
+    name: string;
+    status: string;
+    questions: SurveyQuestion[] | null;
+  }>(
+    tx,
+    `select c.id, c.tenant_id, c.name, c.status, c.body -> 'questions' as questions
+     from content_items c join unnest($1::uuid[], $2::uuid[]) as p (tenant_id, id)
+       on c.tenant_id = p.tenant_id and c.id = p.id
+     where c.type = 'surveys'`,
+    [tenants, ids],
+  );
+  return new Map(
+    rows.map((r) => [
+      pairKey(r.tenant_id, r.id),
+      {
+        id: r.id,
+        name: r.name,
+        status: r.status,
+        questions: (r.questions ?? []).map((q) => ({
+          key: q.key,
+          type: q.type,
+          required: q.required,
+          options: q.options ?? {},
+        })),
+      },
+    ]),
+  );
+}
+
+const npsSurveyIdOf = (e: StoredEvent) => e.properties?.npsSurveyId ?? e.properties?.surveyId;
+
+async function loadNpsSurveys(
+  tx: Executor,
+  items: Pending[],
+): Promise<Map<string, { id: string; status: string }>> {
+  const [tenants, ids] = pairsOf(items, npsSurveyIdOf);
+  if (ids.length === 0) return new Map();
+  const rows = await rawQuery<{ id: string; tenant_id: string; status: string }>(
+    tx,
+    `select s.id, s.tenant_id, s.status
+     from nps_surveys s join unnest($1::uuid[], $2::uuid[]) as p (tenant_id, id)
+       on s.tenant_id = p.tenant_id and s.id = p.id`,
+    [tenants, ids],
+  );
+  return new Map(rows.map((r) => [pairKey(r.tenant_id, r.id), { id: r.id, status: r.status }]));
+}
+
+/** End users of the events' userIds, keyed `tenant:userId`. */
+async function loadEndUsers(tx: Executor, items: Pending[]): Promise<Map<string, string>> {
+  const seen = new Map<string, [string, string]>();
+  for (const { batch, event } of items) {
+    if (event.userId) seen.set(`${batch.tenantId}:${event.userId}`, [batch.tenantId, event.userId]);
+  }
+  if (seen.size === 0) return new Map();
+  const pairs = [...seen.values()];
+  const rows = await rawQuery<{ id: string; tenant_id: string; external_id: string }>(
+    tx,
+    `select u.id, u.tenant_id, u.external_id
+     from end_users u join unnest($1::uuid[], $2::text[]) as p (tenant_id, external_id)
+       on u.tenant_id = p.tenant_id and u.external_id = p.external_id`,
+    [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+  );
+  return new Map(rows.map((r) => [`${r.tenant_id}:${r.external_id}`, r.id]));
+}
+
+const unanswered = (v: unknown) =>
+  v === undefined ||
+  v === null ||
+  (typeof v === 'string' && v.trim() === '') ||
+  (Array.isArray(v) && v.length === 0);
+
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
+
+function bound(q: Question, name: 'min' | 'max', fallback: number): number {
+  const v = q.options?.[name];
+  return isInt(v) ? v : fallback;
+}
+
+/** Default bounds of numeric questions when the survey sets no `options.min` / `options.max`. */
+const NUMERIC_DEFAULTS: Record<string, [number, number]> = { RATING: [1, 5], SCALE: [1, 10] };
+
+/** Why an answer does not fit its question, or null when it does. */
+export function answerProblem(q: Question, v: unknown): string | null {
+  const at = `answer to "${q.key}"`;
+  const choices = Array.isArray(q.options?.choices) ? (q.options.choices as unknown[]) : [];
+  switch (q.type) {
+    case 'RATING':
+    case 'SCALE': {
+      const [dMin, dMax] = NUMERIC_DEFAULTS[q.type]!;
+      const min = bound(q, 'min', dMin);
+      const max = bound(q, 'max', dMax);
+      return isInt(v) && v >= min && v <= max ? null : `${at} must be an integer from ${min} to ${max}`;
+    }
+    case 'NPS':
+      return isInt(v) && v >= 0 && v <= 10 ? null : `${at} must be an integer from 0 to 10`;
+    case 'BOOLEAN':
+      return typeof v === 'boolean' ? null : `${at} must be a boolean`;
+    case 'SINGLE_CHOICE':
+    case 'DROPDOWN':
+      return typeof v === 'string' && choices.includes(v) ? null : `${at} must be one of its choices`;
+    case 'MULTIPLE_CHOICE': {
+      if (!Array.isArray(v)) return `${at} must be an array of its choices`;
+      const bad = v.find((c) => typeof c !== 'string' || !choices.includes(c));
+      if (bad !== undefined) return `${at} has ${JSON.stringify(bad)}, which is not one of its choices`;
+      return new Set(v).size === v.length ? null : `${at} repeats a choice`;
+    }
+    case 'TEXT':
+      if (typeof v !== 'string') return `${at} must be a string`;
+      return v.length <= MAX_TEXT_ANSWER ? null : `${at} is longer than ${MAX_TEXT_ANSWER} characters`;
+    default:
+      return `question "${q.key}" has an unknown type`;
+  }
+}
+
+/** The stored response (answered questions only), or why the answers do not fit the survey. */
+export function checkAnswers(
+  survey: Pick<SurveyForResponses, 'questions'>,
+  answers: unknown,
+): { response: Record<string, unknown> } | { problem: string } {
+  if (!isPlainObject(answers))
+    return { problem: 'properties.answers must be an object keyed by question key' };
+  const byKey = new Map(survey.questions.map((q) => [q.key, q]));
+  for (const key of Object.keys(answers)) {
+    if (!byKey.has(key)) return { problem: `unknown question key "${key}"` };
+  }
+  const response: Record<string, unknown> = {};
+  for (const q of survey.questions) {
+    const v = answers[q.key];
+    if (unanswered(v)) {
+      if (q.required) return { problem: `required question "${q.key}" is not answered` };
+      continue;
+    }
+    const problem = answerProblem(q, v);
+    if (problem) return { problem };
+    response[q.key] = v;
+  }
+  return { response };
+}
+
+interface SurveyRow {
+  tenantId: string;
+  surveyId: string;
+  endUserId: string | null;
+  response: Record<string, unknown>;
+  submittedAt: string;
+  eventId: string;
+}
+
+interface NpsRow {
+  tenantId: string;
+  npsSurveyId: string;
+  endUserId: string | null;
+  score: number;
+  comment: string | null;
+  submittedAt: string;
+  eventId: string;
+}
+
+async function surveyRowOf(
+  { batch, event }: Pending,
+  surveys: Map<string, SurveyForResponses>,
+  endUsers: Map<string, string>,
+  ctx: EffectContext,
+): Promise<SurveyRow | null> {
+  const surveyId = event.properties?.surveyId;
+  const reject = async (reason: string) => {
+    await ctx.deadLetter(batch, event, reason);
+    return null;
+  };
+  if (typeof surveyId !== 'string' || surveyId === '') return reject('properties.surveyId is missing');
+  const survey = UUID_RE.test(surveyId) ? surveys.get(pairKey(batch.tenantId, surveyId)) : undefined;
+  if (!survey) return reject(`survey ${surveyId} not found`);
+  if (survey.status === 'ARCHIVED') return reject(`survey ${surveyId} is archived`);
+  const checked = checkAnswers(survey, event.properties?.answers);
+  if ('problem' in checked) return reject(checked.problem);
+  return {
+    tenantId: batch.tenantId,
+    surveyId: survey.id,
+    endUserId: event.userId ? (endUsers.get(`${batch.tenantId}:${event.userId}`) ?? null) : null,
+    response: checked.response,
+    submittedAt: event.timestamp,
+    eventId: event.id,
+  };
+}
+
+async function npsRowOf(
+  { batch, event }: Pending,
+  npsSurveys: Map<string, { id: string; status: string }>,
+  endUsers: Map<string, string>,
+  ctx: EffectContext,
+): Promise<NpsRow | null> {
+  const reject = async (reason: string) => {
+    await ctx.deadLetter(batch, event, reason);
+    return null;
+  };
+  const id = npsSurveyIdOf(event);
+  if (typeof id !== 'string' || id === '') return reject('properties.npsSurveyId is missing');
+  const survey = UUID_RE.test(id) ? npsSurveys.get(pairKey(batch.tenantId, id)) : undefined;
+  if (!survey) return reject(`NPS survey ${id} not found`);
+  if (survey.status === 'ARCHIVED') return reject(`NPS survey ${id} is archived`);
+  const score = event.properties?.score;
+  if (!isInt(score) || score < 0 || score > 10)
+    return reject('properties.score must be an integer from 0 to 10');
+  const comment = event.properties?.comment;
+  if (comment !== undefined && comment !== null && typeof comment !== 'string') {
+    return reject('properties.comment must be a string');
+  }
+  if (typeof comment === 'string' && comment.length > MAX_NPS_COMMENT) {
+    return reject(`properties.comment is longer than ${MAX_NPS_COMMENT} characters`);
+  }
+  return {
+    tenantId: batch.tenantId,
+    npsSurveyId: survey.id,
+    endUserId: event.userId ? (endUsers.get(`${batch.tenantId}:${event.userId}`) ?? null) : null,
+    score,
+    comment: typeof comment === 'string' && comment.trim() !== '' ? comment : null,
+    submittedAt: event.timestamp,
+    eventId: event.id,
+  };
+}
+
+async function insertSurveyResponses(tx: Executor, rows: SurveyRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await rawQuery(
+    tx,
+    `insert into survey_responses (id, tenant_id, survey_id, end_user_id, response, submitted_at, event_id)
+     select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::jsonb[], $6::timestamptz[], $7::uuid[])
+     on conflict (tenant_id, event_id) do nothing`,
+    [
+      rows.map(() => newId()),
+      rows.map((r) => r.tenantId),
+      rows.map((r) => r.surveyId),
+      rows.map((r) => r.endUserId),
+      rows.map((r) => JSON.stringify(r.response)),
+      rows.map((r) => r.submittedAt),
+      rows.map((r) => r.eventId),
+    ],
+  );
+}
+
+async function insertNpsResponses(tx: Executor, rows: NpsRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await rawQuery(
+    tx,
+    `insert into nps_responses (id, tenant_id, nps_survey_id, end_user_id, score, comment, submitted_at, event_id)
+     select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::int[], $6::text[], $7::timestamptz[], $8::uuid[])
+     on conflict (tenant_id, event_id) do nothing`,
+    [
+      rows.map(() => newId()),
+      rows.map((r) => r.tenantId),
+      rows.map((r) => r.npsSurveyId),
+      rows.map((r) => r.endUserId),
+      rows.map((r) => r.score),
+      rows.map((r) => r.comment),
+      rows.map((r) => r.submittedAt),
+      rows.map((r) => r.eventId),
+    ],
+  );
+}
+
+async function applyResponses(tx: Executor, batches: ProcessedBatch[], ctx: EffectContext): Promise<void> {
+  const surveyEvents: Pending[] = [];
+  const npsEvents: Pending[] = [];
+  for (const batch of batches) {
+    for (const event of batch.events) {
+      if (event.type === 'SURVEY_RESPONSE') surveyEvents.push({ batch, event });
+      else if (event.type === 'NPS_RESPONSE') npsEvents.push({ batch, event });
+    }
+  }
+  if (surveyEvents.length === 0 && npsEvents.length === 0) return;
+  // One connection: the loads run one after the other.
+  const surveys = await loadSurveys(tx, surveyEvents);
+  const npsSurveys = await loadNpsSurveys(tx, npsEvents);
+  const endUsers = await loadEndUsers(tx, [...surveyEvents, ...npsEvents]);
+  const surveyRows: SurveyRow[] = [];
+  for (const item of surveyEvents) {
+    const row = await surveyRowOf(item, surveys, endUsers, ctx);
+    if (row) surveyRows.push(row);
+  }
+  const npsRows: NpsRow[] = [];
+  for (const item of npsEvents) {
+    const row = await npsRowOf(item, npsSurveys, endUsers, ctx);
+    if (row) npsRows.push(row);
+  }
+  await insertSurveyResponses(tx, surveyRows);
+  await insertNpsResponses(tx, npsRows);
+}
+
+export const surveyResponsesEffect: EventEffect = { name: 'survey-responses', apply: applyResponses };
