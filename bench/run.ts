@@ -1,0 +1,223 @@
+import { type ChildProcess, execSync, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { freePort, type ServerProcess, startServer } from '../test/helpers/server-process.js';
+import { createStandaloneStore, type StandaloneStore } from '../test/helpers/standalone.js';
+import { benchAnalytics } from './analytics.js';
+import { type LoadResult, load } from './load.js';
+import { seedDelivery } from './seed-delivery.js';
+
+/**
+ * `npm run bench`: measures the service against a bare Fastify hello-world and a parse-only
+ * POST of the same events body, in one run, on PostgreSQL (BENCH_DATABASE_URL, default the
+ * local server) and on the embedded PGlite; prints every figure with its ratio and writes
+ * bench/RESULTS.md. BENCH_SECONDS sets each run's length; BENCH_ANALYTICS_EVENTS the
+ * analytics fixture size (default 10 million; 0 skips it).
+ */
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const pgUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const analyticsEvents = Number(process.env.BENCH_ANALYTICS_EVENTS ?? 10_000_000);
+
+const EVENTS_PER_REQUEST = 50;
+const eventsBody = JSON.stringify({
+  events: Array.from({ length: EVENTS_PER_REQUEST }, (_, i) => ({
+    type: i % 5 === 0 ? 'PAGE_VIEW' : 'CLICK',
+    userId: `user-${i % 7}`,
+    url: 'https://app.example.com/dashboard',
+    timestamp: new Date().toISOString(),
+    properties: { x: 100 + i, y: 200 + i, selector: `#button-${i % 4}`, tagName: 'BUTTON', text: 'Save' },
+    metadata: { sdkVersion: '1.4.0', device: 'desktop' },
+  })),
+});
+
+interface Row {
+  scenario: string;
+  mode: string;
+  rps: number;
+  eventsPerSecond?: number;
+  p50: number;
+  p99: number;
+  ratio: string;
+  target: string;
+  errors: number;
+}
+const rows: Row[] = [];
+const notes: string[] = [];
+
+function record(
+  scenario: string,
+  mode: string,
+  r: LoadResult,
+  ratio: string,
+  target: string,
+  perRequest = 0,
+) {
+  const row: Row = {
+    scenario,
+    mode,
+    rps: r.rps,
+    p50: r.p50,
+    p99: r.p99,
+    ratio,
+    target,
+    errors: r.errors + r.non2xx,
+  };
+  if (perRequest) row.eventsPerSecond = r.rps * perRequest;
+  rows.push(row);
+  console.log(
+    `${scenario.padEnd(34)} ${mode.padEnd(9)} ${Math.round(r.rps).toString().padStart(7)} req/s` +
+      `${
+        perRequest
+          ? ` ${Math.round(r.rps * perRequest)
+              .toString()
+              .padStart(8)} ev/s`
+          : ''
+      }` +
+      `  p50 ${r.p50} ms  p99 ${r.p99} ms  ${ratio}  errors ${row.errors}`,
+  );
+}
+
+async function baselines() {
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'bench/baseline-server.ts', String(port)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const hello = await load({ url: `${url}/hello`, seconds });
+  record('bare Fastify hello-world', '-', hello, '1.00× hello', 'baseline');
+  const parse = await load({
+    url: `${url}/parse-only`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: eventsBody,
+    seconds,
+  });
+  record(
+    'events, parse + validate only',
+    '-',
+    parse,
+    `${(parse.rps / hello.rps).toFixed(2)}× hello`,
+    'baseline',
+    EVENTS_PER_REQUEST,
+  );
+  child.kill('SIGTERM');
+  return { hello: hello.rps, parse: parse.rps };
+}
+
+async function serviceRuns(mode: 'postgres' | 'pglite', base: { hello: number; parse: number }) {
+  const limits = {
+    RATE_LIMIT_GLOBAL: '100000000',
+    RATE_LIMIT_SDK: '100000000',
+    RATE_LIMIT_AUTH: '100000000',
+  };
+  const store: StandaloneStore = await createStandaloneStore({
+    serverUrl: mode === 'postgres' ? pgUrl : undefined,
+    env: { LOG_LEVEL: 'warn', ...limits, REDIS_URL: mode === 'postgres' ? redisUrl : '' },
+  });
+  let server: ServerProcess | null = null;
+  try {
+    server = await startServer(store.env);
+    const sdk = { 'x-api-key': store.apiKey };
+    const events = await load({
+      url: `${server.url}/api/sdk/events`,
+      method: 'POST',
+      headers: { ...sdk, 'content-type': 'application/json' },
+      body: eventsBody,
+      seconds,
+    });
+    const eventsTarget = mode === 'postgres' ? '≥ 200,000 ev/s, p99 ≤ 50 ms' : '≥ 50,000 ev/s, p99 ≤ 100 ms';
+    record(
+      'events, 50/batch, durable',
+      mode,
+      events,
+      `${(events.rps / base.parse).toFixed(2)}× parse-only`,
+      eventsTarget,
+      EVENTS_PER_REQUEST,
+    );
+
+    const config = await load({ url: `${server.url}/api/sdk/config`, headers: sdk, seconds });
+    record(
+      'GET /api/sdk/config',
+      mode,
+      config,
+      `${(config.rps / base.hello).toFixed(2)}× hello`,
+      '≥ 0.50× hello',
+    );
+
+    const session = await seedDelivery(server.url, store.ownerToken, { items: 100, audiences: 20 });
+    const sessions = await load({
+      url: `${server.url}/api/sdk/session`,
+      method: 'POST',
+      headers: { ...sdk, 'content-type': 'application/json' },
+      body: JSON.stringify(session.body),
+      seconds,
+    });
+    record(
+      'POST /api/sdk/session (100 items, 20 aud.)',
+      mode,
+      sessions,
+      `${(sessions.rps / base.hello).toFixed(2)}× hello`,
+      '≥ 5,000 req/s, p99 ≤ 30 ms',
+    );
+    notes.push(
+      `${mode}: a session answer carried ${session.delivered} of ${session.published} published items.`,
+    );
+  } finally {
+    await server?.stop('SIGTERM');
+    await store.destroy();
+  }
+}
+
+function machineLine(): string {
+  const cpu = os.cpus();
+  let pg = 'unknown';
+  try {
+    pg = execSync(`psql "${pgUrl}" -Atc "show server_version"`, { encoding: 'utf8' }).trim();
+  } catch {
+    // psql missing: leave unknown
+  }
+  return `${cpu[0]?.model ?? 'cpu'} × ${cpu.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}, PostgreSQL ${pg}`;
+}
+
+function writeResults(machine: string, analytics: string[]) {
+  const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+  const table = rows
+    .map(
+      (r) =>
+        `| ${r.scenario} | ${r.mode} | ${fmt(r.rps)} | ${r.eventsPerSecond ? fmt(r.eventsPerSecond) : ''} | ${r.p50} | ${r.p99} | ${r.ratio} | ${r.target} | ${r.errors} |`,
+    )
+    .join('\n');
+  const text = `# Benchmark results
+
+Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}.
+Machine: ${machine}.
+Load generator: autocannon, 50 connections, ${seconds} s per run after a 2 s warm-up, on the same machine.
+
+| scenario | database | req/s | events/s | p50 ms | p99 ms | ratio | target | errors |
+|---|---|---|---|---|---|---|---|---|
+${table}
+
+${notes.map((n) => `- ${n}`).join('\n')}
+
+## Analytics at scale
+
+${analytics.join('\n')}
+`;
+  writeFileSync(new URL('./RESULTS.md', import.meta.url), text);
+}
+
+const machine = machineLine();
+console.log(machine);
+const base = await baselines();
+await serviceRuns('postgres', base);
+await serviceRuns('pglite', base);
+const analytics = analyticsEvents > 0 ? await benchAnalytics(pgUrl, analyticsEvents) : ['(skipped)'];
+for (const line of analytics) console.log(line);
+writeResults(machine, analytics);
+console.log('wrote bench/RESULTS.md');
