@@ -145,7 +145,8 @@ describe('GET /api/tenants/members', () => {
     expect((await list('search=EXAMPLE.COM')).meta.total).toBe(4);
     expect((await list(`search=bob_${tag}`)).data.map((m) => m.id)).toEqual([b.id]);
     expect((await list('search=bob%')).data).toEqual([]);
-    expect((await list('search=b_b')).data).toEqual([]);
+    // as a wildcard `b_b_` would match "bob_"; literally it cannot occur (one underscore, hex after it)
+    expect((await list('search=b_b_')).data).toEqual([]);
     expect((await list('role=ADMIN')).data.map((m) => m.id)).toEqual([a.id]);
     expect((await list('role=OWNER')).data.map((m) => m.id)).toEqual([acme.owner.memberId]);
     expect((await list('role=EDITOR')).data.map((m) => m.email)).toEqual([editor.email]);
