@@ -11,8 +11,13 @@ const app = Fastify({ logger: false }).withTypeProvider<ZodTypeProvider>();
 app.setValidatorCompiler(validatorCompiler);
 app.setSerializerCompiler(serializerCompiler);
 app.get('/hello', async () => ({ hello: 'world' }));
-app.post('/parse-only', { schema: { body: eventsBody, response: { 202: eventsAccepted } } }, async (request, reply) =>
-  reply.code(202).send({ data: { accepted: request.body.events.length, correlationId: crypto.randomUUID() } }),
+app.post(
+  '/parse-only',
+  { schema: { body: eventsBody, response: { 202: eventsAccepted } } },
+  async (request, reply) =>
+    reply
+      .code(202)
+      .send({ data: { accepted: request.body.events.length, correlationId: crypto.randomUUID() } }),
 );
 const port = Number(process.argv[2] ?? 0);
 const address = await app.listen({ port, host: '127.0.0.1' });

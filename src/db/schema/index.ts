@@ -8,4 +8,5 @@ export * from './events.js';
 export * from './flows.js';
 export * from './platform.js';
 export * from './pricing.js';
+export * from './sdk.js';
 export * from './translations.js';

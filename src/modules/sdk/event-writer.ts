@@ -26,6 +26,11 @@ export interface EventWriterOptions {
   maxRowsPerStatement?: number;
   /** Called after each commit (wakes the event processor). */
   onCommitted?: () => void;
+  /**
+   * Start statements from a `setImmediate` rather than at once: with the embedded database, whose
+   * queries run on this thread, every request read in one event-loop turn joins one INSERT.
+   */
+  defer?: boolean;
 }
 
 const INSERT = `insert into event_batches (id, tenant_id, correlation_id, api_key_id, received_at, event_count, events)
@@ -42,6 +47,20 @@ export function createEventWriter(opts: EventWriterOptions) {
   let queue: Waiter[] = [];
   let inFlight = 0;
   let idle: (() => void) | null = null;
+  let scheduled = false;
+
+  function schedule(): void {
+    if (!opts.defer) {
+      pump();
+      return;
+    }
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      pump();
+    });
+  }
 
   function pump(): void {
     while (inFlight < opts.maxInFlight && queue.length > 0) {
@@ -60,7 +79,7 @@ export function createEventWriter(opts: EventWriterOptions) {
         )
         .finally(() => {
           inFlight--;
-          pump();
+          schedule();
           if (inFlight === 0 && queue.length === 0) idle?.();
         });
     }
@@ -91,7 +110,7 @@ export function createEventWriter(opts: EventWriterOptions) {
     write(batch: PendingBatch): Promise<void> {
       return new Promise<void>((resolve, reject) => {
         queue.push({ batch, resolve, reject });
-        pump();
+        schedule();
       });
     },
     /** Resolves when nothing is queued or in flight (graceful shutdown). */

@@ -1,34 +1,132 @@
-import { eq } from 'drizzle-orm';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { tenants } from '../../db/schema/index.js';
 import { API_KEY } from '../../platform/auth/guard.js';
-import { errors } from '../../platform/http/schemas.js';
-import { eventRoutes } from './events-routes.js';
+import { emptyResponse, errors } from '../../platform/http/schemas.js';
+import { newId } from '../../platform/ids.js';
+import { createConfigCache, etagMatches } from './config-cache.js';
+import { createDeliveryCache } from './delivery-cache.js';
+import { createEventRecorder } from './event-recorder.js';
+import type { StoredEvent } from './event-types.js';
+import { createAppEventWriter, eventRoutes } from './events-routes.js';
+import { identifyEndUser } from './identify.js';
+import {
+  identifyBody,
+  identifyResponse,
+  sdkConfigResponse,
+  sessionBody,
+  sessionResponse,
+} from './schemas.js';
+import { openSession } from './session.js';
+import { createSessionLookup } from './session-lookup.js';
 
 const tags = ['sdk'];
-const sdkSecurity = [{ apiKey: [] }];
+const security = [{ apiKey: [] }];
+const JSON_UTF8 = 'application/json; charset=utf-8';
 
+/**
+ * The SDK endpoints (API key): config, identify, session, events. One event writer (group
+ * commit) serves events, the IDENTIFY event of identify and the session start of session.
+ */
 export const sdkRoutes: FastifyPluginAsyncZod = async (app) => {
-  await app.register(eventRoutes);
+  const { deps } = app;
+  const writer = createAppEventWriter(app);
+  await app.register(eventRoutes, { writer });
 
-  // Placeholder until SDK delivery: proves API-key authentication end to end.
+  const configs = createConfigCache({ db: deps.database.db, bus: deps.bus, clock: deps.clock });
+  const recorder = createEventRecorder(writer);
+  const sessionEnv = {
+    deps,
+    recorder,
+    lookup: createSessionLookup(deps.database),
+    cache: createDeliveryCache({ database: deps.database, log: deps.log }),
+  };
+
   app.get(
     '/api/sdk/config',
     {
       config: { auth: API_KEY },
       schema: {
         tags,
-        security: sdkSecurity,
-        response: { 200: z.object({ data: z.object({ name: z.string() }) }), ...errors(401, 429) },
+        security,
+        summary: 'Company settings, plan features and locales (ETag; If-None-Match answers 304)',
+        response: { 200: sdkConfigResponse, 304: emptyResponse, ...errors(401, 429) },
       },
     },
-    async (request) => {
-      const [tenant] = await app.deps.database.db
-        .select({ name: tenants.name })
-        .from(tenants)
-        .where(eq(tenants.id, request.sdk!.tenantId));
-      return { data: { name: tenant?.name ?? '' } };
+    async (request, reply) => {
+      const entry = await configs.get(request.sdk!.tenantId);
+      reply.header('cache-control', 'private, max-age=60').header('etag', entry.etag);
+      if (etagMatches(request.headers['if-none-match'], entry.etag))
+        return reply.code(304).send(undefined as never);
+      // The body is serialized once per tenant; a string is sent as is.
+      return reply.type(JSON_UTF8).send(entry.body as never);
+    },
+  );
+
+  app.post(
+    '/api/sdk/identify',
+    {
+      config: { auth: API_KEY },
+      schema: {
+        tags,
+        security,
+        summary: 'Create or update an end user (traits merge shallowly); links an anonymousId',
+        description:
+          '201 when the end user was created, 200 when it existed (or an anonymous visitor was adopted). Records an IDENTIFY event; its correlationId is sent as X-Correlation-Id.',
+        body: identifyBody,
+        response: { 200: identifyResponse, 201: identifyResponse, ...errors(400, 401, 413, 429) },
+      },
+    },
+    async (request, reply) => {
+      const sdk = request.sdk!;
+      const nowMs = deps.clock();
+      const { id, created } = await identifyEndUser(
+        deps.database.db,
+        sdk.tenantId,
+        request.body,
+        new Date(nowMs),
+      );
+      const { userId, anonymousId, traits } = request.body;
+      const event: StoredEvent = {
+        id: newId(),
+        clientId: false,
+        type: 'IDENTIFY',
+        timestamp: new Date(nowMs).toISOString(),
+        userId,
+        properties: { traits: traits ?? {}, endUserId: id },
+      };
+      if (anonymousId) event.anonymousId = anonymousId;
+      const { correlationId, stored } = recorder.record(sdk, event, new Date(nowMs));
+      request.correlationId = correlationId;
+      await stored;
+      reply.header('X-Correlation-Id', correlationId);
+      return reply.code(created ? 201 : 200).send({ data: { id } });
+    },
+  );
+
+  app.post(
+    '/api/sdk/session',
+    {
+      config: { auth: API_KEY },
+      schema: {
+        tags,
+        security,
+        summary: 'Open a session: the flows and content to serve this user on this url, in this locale',
+        body: sessionBody,
+        response: { 201: sessionResponse, ...errors(400, 401, 413, 429) },
+      },
+      // A bodiless POST is an anonymous session on no url.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request, reply) => {
+      const { body, correlationId } = await openSession(sessionEnv, request.sdk!, request.body);
+      request.correlationId = correlationId;
+      // Pre-serialized items concatenated into one string: sent as is, never re-serialized.
+      return reply
+        .code(201)
+        .header('X-Correlation-Id', correlationId)
+        .type(JSON_UTF8)
+        .send(body as never);
     },
   );
 };

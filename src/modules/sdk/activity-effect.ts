@@ -1,0 +1,180 @@
+import type { Executor } from '../../db/client.js';
+import { rawQuery } from '../../db/raw.js';
+import { newId } from '../../platform/ids.js';
+import type { EventEffect, ProcessedBatch } from '../../workers/event-processor.js';
+import { itemStateOf } from './frequency.js';
+
+/**
+ * End-user activity of processed events, set-based: at most three statements per chunk,
+ * whatever its size.
+ *
+ * 1. Events with a userId: the end user (tenant, userId) is created when missing (traits {},
+ *    with the event's anonymousId) and its first/last seen move to the events' earliest/latest
+ *    timestamps (never backwards).
+ * 2. Events with only an anonymousId: the end user it resolves to (the anonymous-only row, else
+ *    the identified user most recently seen with it) is advanced the same way, or an
+ *    anonymous-only end user is created.
+ * 3. Frequency-cap state (see `itemStateOf`): completed / dismissed per end user and item, the
+ *    first time kept.
+ *
+ * Registered first in the effects list, so later effects of the same chunk find the end users.
+ */
+
+const SEP = '\u0000';
+
+interface Seen {
+  tenantId: string;
+  /** userId (external id); null for anonymous visitors. */
+  ext: string | null;
+  anon: string | null;
+  first: string;
+  last: string;
+}
+
+const USERS = `
+insert into end_users as e (id, tenant_id, external_id, anonymous_id, traits, first_seen_at, last_seen_at)
+select x.id, x.tenant_id, x.ext, x.anon, '{}'::jsonb, x.first, x.last
+from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[])
+  as x (id, tenant_id, ext, anon, first, last)
+where exists (select 1 from tenants t where t.id = x.tenant_id)
+on conflict (tenant_id, external_id) where external_id is not null do update set
+  last_seen_at = greatest(e.last_seen_at, excluded.last_seen_at),
+  first_seen_at = least(e.first_seen_at, excluded.first_seen_at),
+  anonymous_id = coalesce(e.anonymous_id, excluded.anonymous_id)
+where excluded.last_seen_at > e.last_seen_at or excluded.first_seen_at < e.first_seen_at
+   or (e.anonymous_id is null and excluded.anonymous_id is not null)`;
+
+const ANONYMOUS = `
+with x as (
+  select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::timestamptz[])
+    as x (id, tenant_id, anon, first, last)
+  where exists (select 1 from tenants t where t.id = x.tenant_id)
+),
+resolved as (
+  select x.*, (select eu.id from end_users eu
+               where eu.tenant_id = x.tenant_id and eu.anonymous_id = x.anon
+               order by (eu.external_id is null) desc, eu.last_seen_at desc, eu.id desc
+               limit 1) as target
+  from x
+),
+advanced as (
+  update end_users e set last_seen_at = greatest(e.last_seen_at, g.last),
+                         first_seen_at = least(e.first_seen_at, g.first)
+  from (select target, min(first) as first, max(last) as last from resolved where target is not null group by target) g
+  where e.id = g.target and (g.last > e.last_seen_at or g.first < e.first_seen_at)
+  returning e.id
+)
+insert into end_users as e (id, tenant_id, anonymous_id, traits, first_seen_at, last_seen_at)
+select id, tenant_id, anon, '{}'::jsonb, first, last from resolved where target is null
+on conflict (tenant_id, anonymous_id) where anonymous_id is not null and external_id is null do update set
+  last_seen_at = greatest(e.last_seen_at, excluded.last_seen_at),
+  first_seen_at = least(e.first_seen_at, excluded.first_seen_at)`;
+
+const STATES = `
+with x as (
+  select * from unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::timestamptz[], $6::timestamptz[])
+    as x (tenant_id, ext, anon, item_id, completed, dismissed)
+),
+resolved as (
+  select x.*, coalesce(
+    (select eu.id from end_users eu where x.ext is not null and eu.tenant_id = x.tenant_id and eu.external_id = x.ext),
+    (select eu.id from end_users eu
+      where x.ext is null and eu.tenant_id = x.tenant_id and eu.anonymous_id = x.anon
+      order by (eu.external_id is null) desc, eu.last_seen_at desc, eu.id desc
+      limit 1)) as end_user_id
+  from x
+)
+insert into end_user_item_states as s (tenant_id, end_user_id, item_id, completed_at, dismissed_at, updated_at)
+select tenant_id, end_user_id, item_id, min(completed), min(dismissed), now()
+from resolved where end_user_id is not null
+group by tenant_id, end_user_id, item_id
+on conflict (tenant_id, end_user_id, item_id) do update set
+  completed_at = coalesce(s.completed_at, excluded.completed_at),
+  dismissed_at = coalesce(s.dismissed_at, excluded.dismissed_at),
+  updated_at = now()
+where (s.completed_at is null and excluded.completed_at is not null)
+   or (s.dismissed_at is null and excluded.dismissed_at is not null)`;
+
+function widen(map: Map<string, Seen>, key: string, who: Omit<Seen, 'first' | 'last'>, ts: string): void {
+  const seen = map.get(key);
+  if (!seen) {
+    map.set(key, { ...who, first: ts, last: ts });
+    return;
+  }
+  // ISO 8601 UTC strings of one format compare like the instants they name.
+  if (ts < seen.first) seen.first = ts;
+  if (ts > seen.last) seen.last = ts;
+  seen.anon ??= who.anon;
+}
+
+export async function applyEndUserActivity(tx: Executor, batches: ProcessedBatch[]): Promise<void> {
+  const users = new Map<string, Seen>();
+  const anonymous = new Map<string, Seen>();
+  const states: {
+    tenantId: string;
+    ext: string | null;
+    anon: string | null;
+    itemId: string;
+    completed: string | null;
+    dismissed: string | null;
+  }[] = [];
+
+  for (const batch of batches) {
+    for (const event of batch.events) {
+      const ext = event.userId ?? null;
+      const anon = event.anonymousId ?? null;
+      if (!ext && !anon) continue;
+      const who = { tenantId: batch.tenantId, ext, anon };
+      if (ext) widen(users, `${batch.tenantId}${SEP}${ext}`, who, event.timestamp);
+      else widen(anonymous, `${batch.tenantId}${SEP}${anon}`, who, event.timestamp);
+      const state = itemStateOf(event);
+      if (state) {
+        states.push({
+          tenantId: batch.tenantId,
+          ext,
+          anon: ext ? null : anon,
+          itemId: state.itemId,
+          completed: state.state === 'completed' ? event.timestamp : null,
+          dismissed: state.state === 'dismissed' ? event.timestamp : null,
+        });
+      }
+    }
+  }
+
+  if (users.size > 0) {
+    const rows = [...users.values()];
+    await rawQuery(tx, USERS, [
+      rows.map(() => newId()),
+      rows.map((r) => r.tenantId),
+      rows.map((r) => r.ext),
+      rows.map((r) => r.anon),
+      rows.map((r) => r.first),
+      rows.map((r) => r.last),
+    ]);
+  }
+  if (anonymous.size > 0) {
+    const rows = [...anonymous.values()];
+    await rawQuery(tx, ANONYMOUS, [
+      rows.map(() => newId()),
+      rows.map((r) => r.tenantId),
+      rows.map((r) => r.anon),
+      rows.map((r) => r.first),
+      rows.map((r) => r.last),
+    ]);
+  }
+  if (states.length > 0) {
+    await rawQuery(tx, STATES, [
+      states.map((s) => s.tenantId),
+      states.map((s) => s.ext),
+      states.map((s) => s.anon),
+      states.map((s) => s.itemId),
+      states.map((s) => s.completed),
+      states.map((s) => s.dismissed),
+    ]);
+  }
+}
+
+export const endUserActivityEffect: EventEffect = {
+  name: 'end-user-activity',
+  apply: (tx, batches) => applyEndUserActivity(tx, batches),
+};

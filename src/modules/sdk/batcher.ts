@@ -1,0 +1,76 @@
+/**
+ * Coalesces concurrent calls into set-based statements, like the event writer's group commit:
+ * while `maxInFlight` statements are running, new calls queue and the next statement takes all
+ * of them (up to `maxBatch`). At rest a call runs at once, alone; under load batches grow by
+ * themselves, so the database sees far fewer round trips than requests, with no timer adding
+ * latency.
+ */
+export interface BatcherOptions<I, O> {
+  maxInFlight: number;
+  maxBatch?: number;
+  /**
+   * Start statements from a `setImmediate` rather than at once. For the embedded database, whose
+   * queries run on this thread: every request read in one event-loop turn joins one statement.
+   */
+  defer?: boolean;
+  /** One result per item, in the same order. */
+  run(items: I[]): Promise<O[]>;
+}
+
+interface Waiter<I, O> {
+  item: I;
+  resolve: (value: O) => void;
+  reject: (err: unknown) => void;
+}
+
+export function createBatcher<I, O>(opts: BatcherOptions<I, O>) {
+  const maxBatch = opts.maxBatch ?? 500;
+  let queue: Waiter<I, O>[] = [];
+  let inFlight = 0;
+  let scheduled = false;
+
+  function schedule(): void {
+    if (!opts.defer) {
+      pump();
+      return;
+    }
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      pump();
+    });
+  }
+
+  function pump(): void {
+    while (inFlight < opts.maxInFlight && queue.length > 0) {
+      const take = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
+      queue = take === queue ? [] : queue.slice(maxBatch);
+      inFlight++;
+      opts
+        .run(take.map((w) => w.item))
+        .then(
+          (results) => {
+            for (let i = 0; i < take.length; i++) take[i]!.resolve(results[i] as O);
+          },
+          (err) => {
+            for (const w of take) w.reject(err);
+          },
+        )
+        .finally(() => {
+          inFlight--;
+          schedule();
+        });
+    }
+  }
+
+  return {
+    load(item: I): Promise<O> {
+      return new Promise<O>((resolve, reject) => {
+        queue.push({ item, resolve, reject });
+        schedule();
+      });
+    },
+  };
+}
+export type Batcher<I, O> = ReturnType<typeof createBatcher<I, O>>;

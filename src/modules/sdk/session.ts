@@ -1,0 +1,200 @@
+import type { AppDeps } from '../../deps.js';
+import { matchesRules, type RuleContext } from '../../engine/rules.js';
+import { matchUrl } from '../../engine/url-match.js';
+import { newId } from '../../platform/ids.js';
+import type { DeliveryCache, Servable, Snapshot } from './delivery-cache.js';
+import type { EventRecorder } from './event-recorder.js';
+import type { StoredEvent } from './event-types.js';
+import { type DeliveryContext, listDeliveryExtensions, type SessionAdditions } from './extensions.js';
+import type { SessionLookup, SessionLookupFn } from './session-lookup.js';
+
+export interface SessionInput {
+  userId?: string | undefined;
+  anonymousId?: string | undefined;
+  url?: string | undefined;
+  locale?: string | undefined;
+  device?: { type?: string | undefined; browser?: string | undefined } | undefined;
+}
+
+export interface SessionEnv {
+  deps: AppDeps;
+  lookup: SessionLookupFn;
+  cache: DeliveryCache;
+  recorder: EventRecorder;
+}
+
+/**
+ * The audience-rule context of a session: `userId` is the end user's userId (external id),
+ * `role` is `traits.role` when it is a string, `traits` the stored traits, `device` the request's.
+ */
+export function ruleContextOf(lookup: SessionLookup | null, input: SessionInput): RuleContext {
+  const traits = lookup?.traits ?? {};
+  const role = traits.role;
+  const ctx: RuleContext = { traits };
+  const userId = lookup?.externalId ?? input.userId;
+  if (userId) ctx.userId = userId;
+  if (typeof role === 'string') ctx.role = role;
+  const device: { type?: string; browser?: string } = {};
+  if (input.device?.type !== undefined) device.type = input.device.type;
+  if (input.device?.browser !== undefined) device.browser = input.device.browser;
+  ctx.device = device;
+  return ctx;
+}
+
+function urlAllows(item: Servable, url: string | undefined): boolean {
+  if (!item.urlBound) return true;
+  if (url === undefined) return false;
+  for (const part of item.contains) if (!url.includes(part)) return false;
+  return item.rule === null || matchUrl(url, item.rule);
+}
+
+/** Indexes of the items served, in priority order. Each audience is evaluated at most once. */
+function choose(
+  items: Servable[],
+  snapshot: Snapshot,
+  user: SessionLookup | null,
+  rules: RuleContext,
+  url: string | undefined,
+  nowMs: number,
+  audienceMemo: Map<string, boolean>,
+): number[] {
+  const { repeatCompleted, repeatDismissed } = snapshot.frequency;
+  const chosen: number[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    if (item.expiresAt !== null && item.expiresAt <= nowMs) continue;
+    if (user) {
+      if (!repeatCompleted && user.completed.has(item.id)) continue;
+      if (!repeatDismissed && user.dismissed.has(item.id)) continue;
+    }
+    if (!urlAllows(item, url)) continue;
+    if (item.audienceId !== null) {
+      let ok = audienceMemo.get(item.audienceId);
+      if (ok === undefined) {
+        const tree = snapshot.audiences.get(item.audienceId);
+        // An audience that no longer exists matches nobody (fail closed).
+        ok = tree !== undefined && matchesRules(tree, rules);
+        audienceMemo.set(item.audienceId, ok);
+      }
+      if (!ok) continue;
+    }
+    chosen.push(i);
+  }
+  return chosen;
+}
+
+const MAX_CONTEXT_KEY = 2048;
+const MAX_CONTEXTS = 1000;
+
+/** This request's audience results: shared with earlier requests of the same rule context. */
+function audienceMemo(snapshot: Snapshot, rules: RuleContext): Map<string, boolean> {
+  if (snapshot.audiences.size === 0) return new Map();
+  const key = JSON.stringify([rules.userId, rules.role, rules.device, rules.traits]);
+  if (key.length > MAX_CONTEXT_KEY) return new Map();
+  let memo = snapshot.audienceResults.get(key);
+  if (!memo) {
+    if (snapshot.audienceResults.size >= MAX_CONTEXTS) snapshot.audienceResults.clear();
+    memo = new Map();
+    snapshot.audienceResults.set(key, memo);
+  }
+  return memo;
+}
+
+const COMMA = Buffer.from(',');
+const CONTENT_OPEN = Buffer.from('],"content":[');
+
+function appendJoined(parts: Buffer[], items: Buffer[], chosen: number[]): void {
+  for (let k = 0; k < chosen.length; k++) {
+    if (k > 0) parts.push(COMMA);
+    parts.push(items[chosen[k]!]!);
+  }
+}
+
+/** A session start, recorded like an SDK event (SDK_INIT, `properties.source = "session"`). */
+function sessionStartEvent(sessionId: string, input: SessionInput, nowMs: number): StoredEvent {
+  const event: StoredEvent = {
+    id: newId(),
+    clientId: false,
+    type: 'SDK_INIT',
+    timestamp: new Date(nowMs).toISOString(),
+    sessionId,
+    properties: { source: 'session', ...(input.locale ? { locale: input.locale } : {}) },
+  };
+  if (input.userId) event.userId = input.userId;
+  if (input.anonymousId) event.anonymousId = input.anonymousId;
+  if (input.url !== undefined) event.url = input.url;
+  if (input.device) event.metadata = { device: input.device };
+  return event;
+}
+
+/**
+ * `POST /api/sdk/session`: resolves the end user and reads its item states and the tenant's
+ * delivery version in one read-only statement (shared with concurrent sessions; an INSERT only
+ * for a new end user), records the session start through the event
+ * writer (group commit) at the same time, then picks the servable items from the delivery
+ * snapshot and concatenates their pre-serialized JSON. Returns the response body (bytes)
+ * and the correlationId of the stored session-start batch.
+ */
+export async function openSession(
+  env: SessionEnv,
+  sdk: { tenantId: string; apiKeyId: string },
+  input: SessionInput,
+): Promise<{ body: Buffer; correlationId: string }> {
+  const nowMs = env.deps.clock();
+  const now = new Date(nowMs);
+  const sessionId = newId();
+  const { tenantId } = sdk;
+  const { correlationId, stored } = env.recorder.record(sdk, sessionStartEvent(sessionId, input, nowMs), now);
+  const lookup = env.lookup({ tenantId, userId: input.userId, anonymousId: input.anonymousId, now });
+  const [user] = await Promise.all([lookup, stored]);
+
+  const snapshot = await env.cache.snapshot(tenantId, user.version);
+  const view = await env.cache.view(snapshot, input.locale);
+  const known = user.endUserId === null ? null : user;
+  const rules = ruleContextOf(known, input);
+  const memo = audienceMemo(snapshot, rules);
+  let flows = choose(snapshot.flows, snapshot, known, rules, input.url, nowMs, memo);
+  let content = choose(snapshot.content, snapshot, known, rules, input.url, nowMs, memo);
+
+  let additions: SessionAdditions[] = [];
+  const extensions = listDeliveryExtensions();
+  if (extensions.length > 0) {
+    const ctx: DeliveryContext = {
+      deps: env.deps,
+      tenantId,
+      sessionId,
+      endUserId: user.endUserId,
+      userId: user.externalId ?? input.userId ?? null,
+      anonymousId: input.anonymousId ?? null,
+      url: input.url,
+      locale: input.locale,
+      rules,
+      now,
+      servedFlowIds: flows.map((i) => snapshot.flows[i]!.id),
+      servedContentIds: content.map((i) => snapshot.content[i]!.id),
+    };
+    additions = await Promise.all(extensions.map((extension) => extension(ctx)));
+  }
+  const experiments = additions.flatMap((a) => a.experiments ?? []);
+  const journeys = additions.flatMap((a) => a.journeys ?? []);
+  const withheld = new Set(additions.flatMap((a) => a.withhold ?? []));
+  if (withheld.size > 0) {
+    flows = flows.filter((i) => !withheld.has(snapshot.flows[i]!.id));
+    content = content.filter((i) => !withheld.has(snapshot.content[i]!.id));
+  }
+
+  // The response is assembled from the items' pre-encoded bytes: no per-request serialization.
+  const parts: Buffer[] = [
+    Buffer.from(
+      `{"data":{"sessionId":"${sessionId}","endUserId":${user.endUserId ? `"${user.endUserId}"` : 'null'},"flows":[`,
+    ),
+  ];
+  appendJoined(parts, view.flows, flows);
+  parts.push(CONTENT_OPEN);
+  appendJoined(parts, view.content, content);
+  parts.push(
+    Buffer.from(`],"experiments":${JSON.stringify(experiments)},"journeys":${JSON.stringify(journeys)}}}`),
+  );
+  const body = Buffer.concat(parts);
+  return { body, correlationId };
+}
