@@ -107,6 +107,14 @@ function widen(map: Map<string, Seen>, key: string, who: Omit<Seen, 'first' | 'l
   seen.anon ??= who.anon;
 }
 
+/**
+ * Rows in key order: concurrent processors then lock the same end users in the same order, so
+ * two chunks that share users wait for each other instead of deadlocking.
+ */
+function sortedValues<V>(map: Map<string, V>): V[] {
+  return [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+}
+
 export async function applyEndUserActivity(tx: Executor, batches: ProcessedBatch[]): Promise<void> {
   const users = new Map<string, Seen>();
   const anonymous = new Map<string, Seen>();
@@ -142,7 +150,7 @@ export async function applyEndUserActivity(tx: Executor, batches: ProcessedBatch
   }
 
   if (users.size > 0) {
-    const rows = [...users.values()];
+    const rows = sortedValues(users);
     await rawQuery(tx, USERS, [
       rows.map(() => newId()),
       rows.map((r) => r.tenantId),
@@ -153,7 +161,7 @@ export async function applyEndUserActivity(tx: Executor, batches: ProcessedBatch
     ]);
   }
   if (anonymous.size > 0) {
-    const rows = [...anonymous.values()];
+    const rows = sortedValues(anonymous);
     await rawQuery(tx, ANONYMOUS, [
       rows.map(() => newId()),
       rows.map((r) => r.tenantId),
@@ -163,6 +171,9 @@ export async function applyEndUserActivity(tx: Executor, batches: ProcessedBatch
     ]);
   }
   if (states.length > 0) {
+    const key = (x: (typeof states)[number]) =>
+      `${x.tenantId}${SEP}${x.ext ?? ''}${SEP}${x.anon ?? ''}${SEP}${x.itemId}`;
+    states.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
     await rawQuery(tx, STATES, [
       states.map((s) => s.tenantId),
       states.map((s) => s.ext),

@@ -1,6 +1,6 @@
 import type { DatabaseHandle } from '../../db/client.js';
+import { createBatcher } from '../../platform/batcher.js';
 import { newId } from '../../platform/ids.js';
-import { createBatcher } from './batcher.js';
 
 /** Who opens a session: the tenant's userId and/or the SDK's anonymousId (both optional). */
 export interface SessionWho {

@@ -28,6 +28,7 @@ export function createBatcher<I, O>(opts: BatcherOptions<I, O>) {
   let queue: Waiter<I, O>[] = [];
   let inFlight = 0;
   let scheduled = false;
+  let idle: (() => void) | null = null;
 
   function schedule(): void {
     if (!opts.defer) {
@@ -60,15 +61,24 @@ export function createBatcher<I, O>(opts: BatcherOptions<I, O>) {
         .finally(() => {
           inFlight--;
           schedule();
+          if (inFlight === 0 && queue.length === 0) idle?.();
         });
     }
   }
 
   return {
+    /** Resolves with this item's result once the statement that carried it has finished. */
     load(item: I): Promise<O> {
       return new Promise<O>((resolve, reject) => {
         queue.push({ item, resolve, reject });
         schedule();
+      });
+    },
+    /** Resolves when nothing is queued or running (graceful shutdown). */
+    async drain(): Promise<void> {
+      if (inFlight === 0 && queue.length === 0) return;
+      await new Promise<void>((resolve) => {
+        idle = resolve;
       });
     },
   };
