@@ -62,7 +62,8 @@ async function readState() {
       [store.tenantId],
     );
     const storedIds = new Set<string>();
-    for (const b of batches) for (const e of JSON.parse(b.events) as { id: string }[]) storedIds.add(e.id);
+    for (const b of batches)
+      for (const e of (JSON.parse(b.events) as { events: { id: string }[] }).events) storedIds.add(e.id);
     const processed = await db.query<{ event_id: string }>(
       'select event_id from processed_event_ids where tenant_id = $1',
       [store.tenantId],

@@ -4,6 +4,7 @@ import { rawQuery } from '../db/raw.js';
 import { eventDeadLetters } from '../db/schema/index.js';
 import type { AppDeps } from '../deps.js';
 import type { StoredEvent } from '../modules/sdk/event-types.js';
+import { decodeBatchEvents } from '../modules/sdk/ingest.js';
 import { newId } from '../platform/ids.js';
 
 /** A stored batch as processing sees it, with its events parsed and duplicates removed. */
@@ -32,7 +33,7 @@ export interface EventEffect {
   apply(tx: Executor, batches: ProcessedBatch[], ctx: EffectContext): Promise<void>;
 }
 
-const CLAIM = `select id, tenant_id, correlation_id, received_at, events, attempts from event_batches
+const CLAIM = `select id, tenant_id, correlation_id, received_at, events, source, attempts from event_batches
   where processed_at is null order by id limit $1 for update skip locked`;
 const GIVE_UP_AFTER = 5;
 
@@ -42,6 +43,7 @@ interface ClaimedRow {
   correlation_id: string;
   received_at: Date | string;
   events: string;
+  source: 'sdk' | 'server';
   attempts: number;
 }
 
@@ -122,14 +124,17 @@ async function applyBatches(
   effects: EventEffect[],
   rows: ClaimedRow[],
 ): Promise<void> {
-  const batches = rows.map<ProcessedBatch>((r) => ({
-    id: r.id,
-    tenantId: r.tenant_id,
-    correlationId: r.correlation_id,
-    receivedAt: new Date(r.received_at),
-    events: JSON.parse(r.events) as StoredEvent[],
-    log: deps.log.child({ correlationId: r.correlation_id }),
-  }));
+  const batches = rows.map<ProcessedBatch>((r) => {
+    const receivedAt = new Date(r.received_at);
+    return {
+      id: r.id,
+      tenantId: r.tenant_id,
+      correlationId: r.correlation_id,
+      receivedAt,
+      events: decodeBatchEvents({ id: r.id, receivedAt, source: r.source }, r.events),
+      log: deps.log.child({ correlationId: r.correlation_id }),
+    };
+  });
   await dropDuplicates(tx, batches);
   const ctx: EffectContext = {
     async deadLetter(batch, event, reason) {

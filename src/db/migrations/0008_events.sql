@@ -1,7 +1,10 @@
--- The event log. Each accepted SDK request is one row holding its validated events as a JSON
--- array: the hot path writes one row per request (many requests share one INSERT through
--- group commit), and processors fan the events out asynchronously. A batch is pending until
--- `processed_at` is set in the same transaction as every effect of processing it.
+-- The event log. Each accepted SDK request is one row holding its request body as received
+-- (validated before the 202; `_apiKey` never stored): the hot path writes one row per request
+-- (many requests share one INSERT through group commit) and does no per-event work;
+-- processors decode the events (ids, timestamps) and fan them out asynchronously. `source`
+-- is `sdk` for client requests and `server` for events the service records itself (session
+-- starts, IDENTIFY). A batch is pending until `processed_at` is set in the same transaction
+-- as every effect of processing it.
 create table event_batches (
   id uuid primary key,
   tenant_id uuid not null,
@@ -10,6 +13,7 @@ create table event_batches (
   received_at timestamptz not null,
   event_count integer not null,
   events text not null,
+  source text not null default 'sdk' check (source in ('sdk', 'server')),
   processed_at timestamptz,
   attempts integer not null default 0,
   last_error text

@@ -21,7 +21,7 @@ export const endUsers = pgTable(
   (t) => [index('end_users_tenant_last_seen_idx').on(t.tenantId, t.lastSeenAt)],
 );
 
-/** One row per accepted SDK request (migration 0008); `events` is the JSON array of its normalized events. */
+/** One row per accepted SDK request (migration 0008); `events` is its body as received (see decodeBatchEvents). */
 export const eventBatches = pgTable(
   'event_batches',
   {
@@ -32,6 +32,7 @@ export const eventBatches = pgTable(
     receivedAt: ts('received_at').notNull(),
     eventCount: integer('event_count').notNull(),
     events: text('events').notNull(),
+    source: text('source').$type<'sdk' | 'server'>().notNull().default('sdk'),
     processedAt: ts('processed_at'),
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),

@@ -86,10 +86,14 @@ const CLICK_COUNTER: Partial<Record<StoredEvent['type'], keyof Counters>> = {
 export function addEvent(r: Rollups, tenantId: string, e: StoredEvent): void {
   const day = dayOf(e.timestamp);
 
-  const dk = tenantId + SEP + day + SEP + e.type;
-  const daily = r.dailyEvents.get(dk);
-  if (daily) daily.n++;
-  else r.dailyEvents.set(dk, { tenantId, day, type: e.type, n: 1 });
+  // totalEvents counts what clients sent; events the service records itself (session starts,
+  // IDENTIFY) still make their user active.
+  if (!e.serverGenerated) {
+    const dk = tenantId + SEP + day + SEP + e.type;
+    const daily = r.dailyEvents.get(dk);
+    if (daily) daily.n++;
+    else r.dailyEvents.set(dk, { tenantId, day, type: e.type, n: 1 });
+  }
 
   const userKey = activeUserKey(e);
   const reachable = day >= MIN_REACH_DAY;

@@ -56,6 +56,7 @@ export function createEventRecorder(writer: EventWriter) {
         close();
         return `[${events.join(',')}]`;
       },
+      source: 'server',
     };
     entry.stored = writer.write(batch);
     // A failed write is reported to every caller through `stored`; never unhandled here.

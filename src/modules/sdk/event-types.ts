@@ -47,4 +47,6 @@ export interface StoredEvent {
   sessionId?: string;
   url?: string;
   metadata?: Record<string, unknown>;
+  /** Recorded by the service itself (session start, IDENTIFY), not sent by a client. */
+  serverGenerated?: boolean;
 }

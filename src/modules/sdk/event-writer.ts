@@ -9,8 +9,9 @@ export interface PendingBatch {
   apiKeyId: string | null;
   receivedAt: Date;
   eventCount: number;
-  /** JSON array of StoredEvent. */
+  /** The request body as received (`sdk`), or a JSON array of settled StoredEvents (`server`). */
   payload: string;
+  source: 'sdk' | 'server';
 }
 
 export interface EventWriterOptions {
@@ -25,8 +26,26 @@ export interface EventWriterOptions {
   defer?: boolean;
 }
 
-const INSERT = `insert into event_batches (id, tenant_id, correlation_id, api_key_id, received_at, event_count, events)
-  select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::timestamptz[], $6::int[], $7::text[])`;
+const COLUMNS = 8;
+const statements = new Map<number, string>();
+
+/**
+ * One multi-row INSERT … VALUES for `rows` batches, parameters bound one by one: payloads travel
+ * as plain text parameters, with none of the escaping an array literal of them would need.
+ */
+function insertFor(rows: number): string {
+  let text = statements.get(rows);
+  if (!text) {
+    const tuples = Array.from({ length: rows }, (_, r) => {
+      const p = (c: number) => `$${r * COLUMNS + c}`;
+      return `(${p(1)}::uuid, ${p(2)}::uuid, ${p(3)}::uuid, ${p(4)}::uuid, ${p(5)}::timestamptz, ${p(6)}::int, ${p(7)}, ${p(8)})`;
+    });
+    text = `insert into event_batches (id, tenant_id, correlation_id, api_key_id, received_at, event_count, events, source)
+      values ${tuples.join(', ')}`;
+    if (statements.size < 1000) statements.set(rows, text);
+  }
+  return text;
+}
 
 /**
  * Group commit: requests that arrive while a statement is in flight wait for the next one, and
@@ -37,18 +56,22 @@ const INSERT = `insert into event_batches (id, tenant_id, correlation_id, api_ke
 export function createEventWriter(opts: EventWriterOptions) {
   const batcher = createBatcher<PendingBatch, void>({
     maxInFlight: opts.maxInFlight,
-    maxBatch: opts.maxRowsPerStatement ?? 1000,
+    maxBatch: opts.maxRowsPerStatement ?? 500,
     ...(opts.defer === undefined ? {} : { defer: opts.defer }),
     async run(batches) {
-      await opts.database.query(INSERT, [
-        batches.map((b) => b.id),
-        batches.map((b) => b.tenantId),
-        batches.map((b) => b.correlationId),
-        batches.map((b) => b.apiKeyId),
-        batches.map((b) => b.receivedAt.toISOString()),
-        batches.map((b) => b.eventCount),
-        batches.map((b) => b.payload),
-      ]);
+      const params = new Array<unknown>(batches.length * COLUMNS);
+      batches.forEach((b, r) => {
+        const at = r * COLUMNS;
+        params[at] = b.id;
+        params[at + 1] = b.tenantId;
+        params[at + 2] = b.correlationId;
+        params[at + 3] = b.apiKeyId;
+        params[at + 4] = b.receivedAt.toISOString();
+        params[at + 5] = b.eventCount;
+        params[at + 6] = b.payload;
+        params[at + 7] = b.source;
+      });
+      await opts.database.query(insertFor(batches.length), params);
       opts.onCommitted?.();
       return batches.map(() => undefined);
     },

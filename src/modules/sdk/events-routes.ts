@@ -5,7 +5,7 @@ import { errors } from '../../platform/http/schemas.js';
 import { newId } from '../../platform/ids.js';
 import { createEventWriter, type EventWriter } from './event-writer.js';
 import { eventsAccepted, eventsBody } from './events-schema.js';
-import { normalizeEvents, toPendingBatch } from './ingest.js';
+import { toPendingBatch } from './ingest.js';
 
 export const EVENT_PROCESSOR = 'event-processor';
 
@@ -54,9 +54,22 @@ export function createAppEventWriter(app: FastifyInstance): EventWriter {
 export const eventRoutes: FastifyPluginAsyncZod<{ writer?: EventWriter }> = async (app, opts) => {
   const writer = opts.writer ?? createAppEventWriter(app);
 
-  // navigator.sendBeacon sends text/plain; its body is the same JSON (with `_apiKey` inside).
+  // The body text is what the event log stores, so the parser keeps it — unless it carries the
+  // API key (`_apiKey`, navigator.sendBeacon's only way to authenticate), which is never stored.
+  // sendBeacon sends text/plain; its body is the same JSON.
+  const rawBodies = new WeakMap<object, string>();
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('text/plain', { parseAs: 'string' }, parseJson);
+  const parseKeepingText: Parameters<typeof app.addContentTypeParser<string>>[2] = (request, body, done) => {
+    parseJson(request, body, (err, parsed) => {
+      if (!err && parsed && typeof parsed === 'object' && !Object.hasOwn(parsed, '_apiKey')) {
+        rawBodies.set(request, body);
+      }
+      done(err, parsed);
+    });
+  };
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseKeepingText);
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, parseKeepingText);
 
   app.post(
     '/api/sdk/events',
@@ -75,9 +88,10 @@ export const eventRoutes: FastifyPluginAsyncZod<{ writer?: EventWriter }> = asyn
       request.correlationId = correlationId;
       reply.header('X-Correlation-Id', correlationId);
       const receivedAt = app.deps.clock();
-      const events = normalizeEvents(request.body.events, receivedAt);
-      await writer.write(toPendingBatch(request.sdk!, correlationId, receivedAt, events));
-      return reply.code(202).send({ data: { accepted: events.length, correlationId } });
+      const payload = rawBodies.get(request) ?? JSON.stringify(request.body);
+      const accepted = request.body.events.length;
+      await writer.write(toPendingBatch(request.sdk!, correlationId, receivedAt, accepted, payload));
+      return reply.code(202).send({ data: { accepted, correlationId } });
     },
   );
 };

@@ -10,6 +10,7 @@ import {
   processPendingEvents,
 } from '../../workers/event-processor.js';
 import { EVENT_TYPES, type StoredEvent } from './event-types.js';
+import { decodeBatchEvents } from './ingest.js';
 
 let t: TestApp;
 let acme: TenantFixture;
@@ -36,7 +37,7 @@ async function storedBatch(correlationId: string) {
     .select()
     .from(eventBatches)
     .where(eq(eventBatches.correlationId, correlationId));
-  return row ? { ...row, parsed: JSON.parse(row.events) as StoredEvent[] } : undefined;
+  return row ? { ...row, parsed: decodeBatchEvents(row, row.events) } : undefined;
 }
 
 /** Runs processing with a recording effect (plus whatever the test adds). */

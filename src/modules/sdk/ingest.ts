@@ -1,46 +1,22 @@
 import { newId } from '../../platform/ids.js';
-import type { StoredEvent } from './event-types.js';
+import type { EventType, StoredEvent } from './event-types.js';
 import type { PendingBatch } from './event-writer.js';
-import { MAX_FUTURE_SKEW_MS, type SdkEventInput } from './events-schema.js';
+import { MAX_FUTURE_SKEW_MS } from './events-schema.js';
 
 /**
- * Settles what the log stores for each event: an id (the client's, or a new one), and a UTC
- * timestamp — the client's, the receive time when absent, and the receive time when the
- * client's clock runs more than five minutes ahead.
+ * The event log stores a client request's body as received — it was validated before the 202 —
+ * so the hot path does no per-event work. Decoding settles, deterministically, what each event
+ * is: its id (the client's, or one derived from the batch id and the event's position, the
+ * same on every replay) and its UTC timestamp (the client's; the receive time when absent or
+ * more than five minutes ahead of it). Only the schema's fields are read.
  */
-export function normalizeEvents(events: SdkEventInput[], receivedAtMs: number): StoredEvent[] {
-  const receivedIso = new Date(receivedAtMs).toISOString();
-  const out = new Array<StoredEvent>(events.length);
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i]!;
-    let timestamp = receivedIso;
-    if (e.timestamp !== undefined) {
-      const ms = Date.parse(e.timestamp);
-      timestamp = ms - receivedAtMs > MAX_FUTURE_SKEW_MS ? receivedIso : new Date(ms).toISOString();
-    }
-    const stored: StoredEvent = {
-      id: e.id ?? newId(),
-      clientId: e.id !== undefined,
-      type: e.type,
-      timestamp,
-    };
-    if (e.name !== undefined) stored.name = e.name;
-    if (e.properties !== undefined) stored.properties = e.properties;
-    if (e.userId !== undefined) stored.userId = e.userId;
-    if (e.anonymousId !== undefined) stored.anonymousId = e.anonymousId;
-    if (e.sessionId !== undefined) stored.sessionId = e.sessionId;
-    if (e.url !== undefined) stored.url = e.url;
-    if (e.metadata !== undefined) stored.metadata = e.metadata;
-    out[i] = stored;
-  }
-  return out;
-}
-
 export function toPendingBatch(
   sdk: { tenantId: string; apiKeyId: string },
   correlationId: string,
   receivedAtMs: number,
-  events: StoredEvent[],
+  eventCount: number,
+  payload: string,
+  source: 'sdk' | 'server' = 'sdk',
 ): PendingBatch {
   return {
     id: newId(),
@@ -48,7 +24,50 @@ export function toPendingBatch(
     correlationId,
     apiKeyId: sdk.apiKeyId,
     receivedAt: new Date(receivedAtMs),
-    eventCount: events.length,
-    payload: JSON.stringify(events),
+    eventCount,
+    payload,
+    source,
   };
+}
+
+type RawEvent = Record<string, unknown>;
+
+const FIELDS = ['name', 'properties', 'userId', 'anonymousId', 'sessionId', 'url', 'metadata'] as const;
+
+/** The events of a stored batch, as processing sees them. */
+export function decodeBatchEvents(
+  batch: { id: string; receivedAt: Date; source: 'sdk' | 'server' },
+  payload: string,
+): StoredEvent[] {
+  const parsed = JSON.parse(payload) as RawEvent[] | { events: RawEvent[] };
+  const list = Array.isArray(parsed) ? parsed : parsed.events;
+  // Events the service records itself are stored already settled.
+  if (batch.source === 'server')
+    return (list as unknown as StoredEvent[]).map((e) => ({ ...e, serverGenerated: true }));
+  const receivedMs = batch.receivedAt.getTime();
+  const receivedIso = batch.receivedAt.toISOString();
+  return list.map((raw, index) => {
+    const clientId = typeof raw.id === 'string';
+    const event: StoredEvent = {
+      id: clientId ? (raw.id as string).toLowerCase() : derivedEventId(batch.id, index),
+      clientId,
+      type: raw.type as EventType,
+      timestamp: settleTimestamp(raw.timestamp, receivedMs, receivedIso),
+    };
+    for (const field of FIELDS)
+      if (raw[field] !== undefined) (event as unknown as RawEvent)[field] = raw[field];
+    return event;
+  });
+}
+
+function settleTimestamp(value: unknown, receivedMs: number, receivedIso: string): string {
+  if (typeof value !== 'string') return receivedIso;
+  const ms = Date.parse(value);
+  return ms - receivedMs > MAX_FUTURE_SKEW_MS ? receivedIso : new Date(ms).toISOString();
+}
+
+/** A uuid unique to (batch, position): the batch's uuid with the position folded into its last 12 bits. */
+export function derivedEventId(batchId: string, index: number): string {
+  const tail = Number.parseInt(batchId.slice(-3), 16) ^ (index & 0xfff);
+  return batchId.slice(0, -3) + tail.toString(16).padStart(3, '0');
 }
