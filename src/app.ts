@@ -7,6 +7,7 @@ import type { AppDeps } from './deps.js';
 import { registerModules } from './modules/index.js';
 import { installGuard } from './platform/auth/guard.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
+import { jsonBodyParser, refuseNulInUrls } from './platform/http/json-body.js';
 import { newId } from './platform/ids.js';
 import { SERVICE_VERSION } from './platform/version.js';
 
@@ -37,7 +38,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest('correlationId', null);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  acceptEmptyJsonBodies(app);
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(app));
+  refuseNulInUrls(app);
   installErrorHandling(app);
   installGuard(app);
   await app.register(cookie);
@@ -63,15 +66,4 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
   await registerModules(app);
   return app;
-}
-
-/** Bodiless POSTs that still send `Content-Type: application/json` (publish, archive, …) are common; treat them as `{}`. */
-function acceptEmptyJsonBodies(app: FastifyInstance): void {
-  const parse = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body.toString();
-    if (text.trim() === '') return done(null, {});
-    parse(request, text, done);
-  });
 }

@@ -103,6 +103,19 @@ describe('the error envelope', () => {
     expect(paths).toEqual(expect.arrayContaining(['name', 'nested.items.1']));
   });
 
+  it('refuses NUL characters in bodies and URLs (PostgreSQL cannot store them)', async () => {
+    const body = await t.inject({
+      method: 'POST',
+      url: '/api/test/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name":"a\\u0000b"}',
+    });
+    expect(expectError(body, 400, 'VALIDATION_ERROR').details).toEqual([
+      { path: 'body', message: expect.any(String) },
+    ]);
+    expectError(await t.inject({ method: 'GET', url: '/api/health?x=%00' }), 400, 'VALIDATION_ERROR');
+  });
+
   it('treats an empty JSON body as {}', async () => {
     const res = await t.inject({
       method: 'POST',

@@ -55,7 +55,17 @@ export function createBatcher<I, O>(opts: BatcherOptions<I, O>) {
             for (let i = 0; i < take.length; i++) take[i]!.resolve(results[i] as O);
           },
           (err) => {
-            for (const w of take) w.reject(err);
+            if (take.length === 1) {
+              take[0]!.reject(err);
+              return;
+            }
+            // One bad item must not fail the others that shared its statement: run each alone.
+            for (const w of take) {
+              opts.run([w.item]).then(
+                (results) => w.resolve(results[0] as O),
+                (e) => w.reject(e),
+              );
+            }
           },
         )
         .finally(() => {

@@ -45,9 +45,10 @@ export function createMailer(opts: {
           opts.log.warn({ to: message.to, err: error }, 'mail delivery failed');
         }
       } else {
+        // The whole message: without SMTP the log (and the outbox) is where it can be read.
         opts.log.info(
-          { to: message.to, subject: message.subject },
-          'mail (no SMTP_URL configured): kept in outbox',
+          { to: message.to, subject: message.subject, text: message.text },
+          'mail (no SMTP_URL configured): logged and kept in outbox',
         );
       }
       await opts.db.insert(mailOutbox).values({

@@ -20,7 +20,9 @@ export const workers: Worker[] = [
     name: EVENT_PROCESSOR,
     intervalMs: 1_000,
     run: async (deps) => {
-      await processPendingEvents(deps, eventEffects);
+      // Embedded: PGlite runs one statement at a time, so small chunks keep ingestion's INSERTs
+      // from waiting behind a long processing transaction.
+      await processPendingEvents(deps, eventEffects, deps.database.kind === 'pglite' ? 8 : 50);
     },
   },
   schedulerWorker,

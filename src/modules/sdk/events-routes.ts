@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { API_KEY } from '../../platform/auth/guard.js';
+import { jsonBodyParser } from '../../platform/http/json-body.js';
 import { errors } from '../../platform/http/schemas.js';
 import { newId } from '../../platform/ids.js';
 import { createEventWriter, type EventWriter } from './event-writer.js';
@@ -58,15 +59,10 @@ export const eventRoutes: FastifyPluginAsyncZod<{ writer?: EventWriter }> = asyn
   // API key (`_apiKey`, navigator.sendBeacon's only way to authenticate), which is never stored.
   // sendBeacon sends text/plain; its body is the same JSON.
   const rawBodies = new WeakMap<object, string>();
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  const parseKeepingText: Parameters<typeof app.addContentTypeParser<string>>[2] = (request, body, done) => {
-    parseJson(request, body, (err, parsed) => {
-      if (!err && parsed && typeof parsed === 'object' && !Object.hasOwn(parsed, '_apiKey')) {
-        rawBodies.set(request, body);
-      }
-      done(err, parsed);
-    });
-  };
+  const parseKeepingText = jsonBodyParser(app, (request, text, parsed) => {
+    if (parsed && typeof parsed === 'object' && !Object.hasOwn(parsed, '_apiKey'))
+      rawBodies.set(request, text);
+  });
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseKeepingText);
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, parseKeepingText);

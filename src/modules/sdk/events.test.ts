@@ -130,6 +130,7 @@ describe('POST /api/sdk/events', () => {
         { type: 'CLICK', timestamp: '2026-06-01T12:04:00+00:00' },
         { type: 'CLICK', timestamp: '2026-06-01T13:00:00Z' },
         { type: 'CLICK', timestamp: '2025-01-01T00:00:00.000Z' },
+        { type: 'CLICK', timestamp: '0000-01-01T00:00:00Z' },
       ]);
       const row = await storedBatch(res.json().data.correlationId);
       expect(row!.parsed.map((e) => e.timestamp)).toEqual([
@@ -137,6 +138,7 @@ describe('POST /api/sdk/events', () => {
         '2026-06-01T12:04:00.000Z',
         '2026-06-01T12:00:00.000Z',
         '2025-01-01T00:00:00.000Z',
+        '2026-06-01T12:00:00.000Z',
       ]);
       expect(row!.receivedAt.toISOString()).toBe('2026-06-01T12:00:00.000Z');
     } finally {

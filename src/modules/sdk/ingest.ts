@@ -7,8 +7,8 @@ import { MAX_FUTURE_SKEW_MS } from './events-schema.js';
  * The event log stores a client request's body as received — it was validated before the 202 —
  * so the hot path does no per-event work. Decoding settles, deterministically, what each event
  * is: its id (the client's, or one derived from the batch id and the event's position, the
- * same on every replay) and its UTC timestamp (the client's; the receive time when absent or
- * more than five minutes ahead of it). Only the schema's fields are read.
+ * same on every replay) and its UTC timestamp (the client's; the receive time when absent,
+ * before 2000 or more than five minutes ahead of it). Only the schema's fields are read.
  */
 export function toPendingBatch(
   sdk: { tenantId: string; apiKeyId: string },
@@ -60,10 +60,14 @@ export function decodeBatchEvents(
   });
 }
 
+/** Before this, a client clock is simply wrong (and PostgreSQL has no year 0). */
+const EARLIEST_MS = Date.UTC(2000, 0, 1);
+
 function settleTimestamp(value: unknown, receivedMs: number, receivedIso: string): string {
   if (typeof value !== 'string') return receivedIso;
   const ms = Date.parse(value);
-  return ms - receivedMs > MAX_FUTURE_SKEW_MS ? receivedIso : new Date(ms).toISOString();
+  if (!(ms >= EARLIEST_MS) || ms - receivedMs > MAX_FUTURE_SKEW_MS) return receivedIso;
+  return new Date(ms).toISOString();
 }
 
 /** A uuid unique to (batch, position): the batch's uuid with the position folded into its last 12 bits. */

@@ -4,7 +4,12 @@ import { z } from 'zod';
  * Shared zod building blocks. Timestamps are Dates inside the service and ISO 8601 strings on
  * the wire: the codec decodes request strings and encodes response Dates.
  */
-export const timestamp = z.codec(z.iso.datetime({ offset: true }), z.date(), {
+const isoDatetime = z.iso.datetime({ offset: true }).refine((s) => {
+  const year = Number(s.slice(0, 4));
+  return year >= 1970 && year <= 9999;
+}, 'year must be between 1970 and 9999');
+
+export const timestamp = z.codec(isoDatetime, z.date(), {
   decode: (s) => new Date(s),
   encode: (d) => d.toISOString(),
 });
