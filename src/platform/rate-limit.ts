@@ -35,16 +35,20 @@ export function memoryRateLimitStore(): RateLimitStore {
   };
 }
 
+const HIT_SCRIPT = `local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return n`;
+
+/**
+ * One round trip per hit (a script that increments and, on the first hit, sets the expiry);
+ * with ioredis auto-pipelining, hits of concurrent requests share one write to Redis.
+ */
 export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): RateLimitStore {
+  const client = redis as Redis & { rateLimitHit?: (key: string, ttlMs: number) => Promise<number> };
+  if (!client.rateLimitHit) redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   return {
     async hit(key, windowStart) {
-      const k = `${keyPrefix}rl:${key}:${windowStart}`;
-      const [[, count]] = (await redis
-        .multi()
-        .incr(k)
-        .pexpire(k, WINDOW_MS * 2)
-        .exec()) as [[Error | null, number]];
-      return count;
+      return client.rateLimitHit!(`${keyPrefix}rl:${key}:${windowStart}`, WINDOW_MS * 2);
     },
     async close() {},
   };
@@ -57,29 +61,50 @@ export interface RateDecision {
 }
 
 export function createRateLimiter(limits: RateLimits, store: RateLimitStore, now: () => number = Date.now) {
+  /** Counts one hit in `scope`'s current window; null when the scope is off. */
+  async function count(scope: RateScope, id: string, t: number) {
+    const limit = limits[scope];
+    if (limit <= 0) return null;
+    const windowStart = t - (t % WINDOW_MS);
+    const n = await store.hit(`${scope}:${id}`, windowStart);
+    const resetSeconds = Math.max(1, Math.ceil((windowStart + WINDOW_MS - t) / 1000));
+    return { limit, remaining: Math.max(0, limit - n), resetSeconds, exceeded: n > limit };
+  }
+
+  /**
+   * Counts the request in every scope of `scopes` (one hit each) and sets the headers of the
+   * binding one: the first exceeded scope, else the one with the fewest requests left (ties go
+   * to the earlier scope). Throws RATE_LIMITED when any scope is past its limit.
+   */
+  async function consumeAll(
+    scopes: RateScope[],
+    id: string,
+    reply: FastifyReply,
+  ): Promise<RateDecision | null> {
+    const t = now();
+    const counted = (await Promise.all(scopes.map((scope) => count(scope, id, t)))).filter((d) => d !== null);
+    if (counted.length === 0) return null;
+    const binding =
+      counted.find((d) => d.exceeded) ?? counted.reduce((min, d) => (d.remaining < min.remaining ? d : min));
+    const { limit, remaining, resetSeconds } = binding;
+    reply.header('RateLimit-Limit', limit);
+    reply.header('RateLimit-Remaining', remaining);
+    reply.header('RateLimit-Reset', resetSeconds);
+    if (binding.exceeded) {
+      reply.header('Retry-After', resetSeconds);
+      throw new AppError(
+        'RATE_LIMITED',
+        `Rate limit of ${limit} requests a minute exceeded; retry in ${resetSeconds} s`,
+      );
+    }
+    return { limit, remaining, resetSeconds };
+  }
+
   return {
     isEnabled: (scope: RateScope) => limits[scope] > 0,
     /** Counts the request and sets the headers; throws RATE_LIMITED past the scope's limit. */
-    async consume(scope: RateScope, id: string, reply: FastifyReply): Promise<RateDecision | null> {
-      const limit = limits[scope];
-      if (limit <= 0) return null;
-      const t = now();
-      const windowStart = t - (t % WINDOW_MS);
-      const count = await store.hit(`${scope}:${id}`, windowStart);
-      const resetSeconds = Math.max(1, Math.ceil((windowStart + WINDOW_MS - t) / 1000));
-      const remaining = Math.max(0, limit - count);
-      reply.header('RateLimit-Limit', limit);
-      reply.header('RateLimit-Remaining', remaining);
-      reply.header('RateLimit-Reset', resetSeconds);
-      if (count > limit) {
-        reply.header('Retry-After', resetSeconds);
-        throw new AppError(
-          'RATE_LIMITED',
-          `Rate limit of ${limit} requests a minute exceeded; retry in ${resetSeconds} s`,
-        );
-      }
-      return { limit, remaining, resetSeconds };
-    },
+    consume: (scope: RateScope, id: string, reply: FastifyReply) => consumeAll([scope], id, reply),
+    consumeAll,
   };
 }
 export type RateLimiter = ReturnType<typeof createRateLimiter>;

@@ -7,6 +7,8 @@ export function connectRedis(url: string, opts: { subscriber?: boolean } = {}): 
   const redis = new Redis(url, {
     maxRetriesPerRequest: 2,
     enableOfflineQueue: true,
+    // Commands issued in the same event-loop turn (rate-limit hits of concurrent requests) go in one write.
+    enableAutoPipelining: !opts.subscriber,
     // A subscriber connection may not run the INFO ready check once it has subscribed.
     enableReadyCheck: !opts.subscriber,
   });
