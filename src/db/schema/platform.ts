@@ -82,8 +82,14 @@ export const inviteLinks = pgTable(
     createdBy: uuid('created_by'),
     expiresAt: ts('expires_at').notNull(),
     createdAt: created(),
+    /** Set when revoked (by an admin, or when its creator is removed or demoted); `expiresAt` then moves to the same instant. */
+    revokedAt: ts('revoked_at'),
   },
-  (t) => [uniqueIndex('invite_links_token_key').on(t.tokenHash)],
+  (t) => [
+    uniqueIndex('invite_links_token_key').on(t.tokenHash),
+    index('invite_links_tenant_created_idx').on(t.tenantId, t.createdAt, t.id),
+    index('invite_links_tenant_creator_idx').on(t.tenantId, t.createdBy),
+  ],
 );
 
 /** One row per login; refresh tokens rotate within it, and revoking it ends every token it issued. */
@@ -98,6 +104,8 @@ export const sessions = pgTable(
       .notNull()
       .references(() => tenants.id, { onDelete: 'cascade' }),
     refreshTokenHash: text('refresh_token_hash').notNull(),
+    /** sha256 of the secret the last rotation replaced: presenting it again is a replay. */
+    previousRefreshTokenHash: text('previous_refresh_token_hash'),
     refreshExpiresAt: ts('refresh_expires_at').notNull(),
     revokedAt: ts('revoked_at'),
     revokedReason: text('revoked_reason'),

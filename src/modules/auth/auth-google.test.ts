@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
 import { TEST_PASSWORD } from '../../../test/helpers/factories.js';
 import { members, users } from '../../db/schema/index.js';
-import { hashPassword, randomHex } from '../../platform/crypto.js';
+import { hashPassword, randomHex, sha256 } from '../../platform/crypto.js';
 import { newId } from '../../platform/ids.js';
 
 /**
@@ -214,6 +214,68 @@ describe('POST /api/auth/google', () => {
   it('validates the body', async () => {
     const error = expectError(await google({}), 400, 'VALIDATION_ERROR');
     expect(error.details).toEqual([{ path: 'idToken', message: expect.any(String) }]);
+  });
+});
+
+describe('accepting an emailed invite with a Google account', () => {
+  const accept = (payload: Record<string, unknown>) =>
+    t.inject({ method: 'POST', url: '/api/auth/invites/accept', payload });
+
+  it('links the existing Google account only with an ID token of that account', async () => {
+    const sub = `sub-${randomHex(8)}`;
+    const email = `invited-${randomHex(4)}@gmail.com`;
+    const signup = await google({ idToken: await idToken({ claims: { sub, email } }) });
+    expect(signup.statusCode).toBe(201);
+    const userId = signup.json().data.user.id as string;
+    const host = await google({ idToken: await idToken() });
+    const tenantId = host.json().data.tenant.id as string;
+    const token = randomHex(32);
+    const memberId = newId();
+    await db()
+      .insert(members)
+      .values({
+        id: memberId,
+        tenantId,
+        email,
+        role: 'EDITOR',
+        isPending: true,
+        inviteTokenHash: sha256(token),
+        inviteExpiresAt: new Date(Date.now() + 86_400_000),
+      });
+
+    expectError(await accept({ token }), 401, 'AUTH_PROVIDER_MISMATCH');
+    expectError(await accept({ token, password: 'a-password-1' }), 401, 'AUTH_PROVIDER_MISMATCH');
+    // another Google identity claiming the same email, or the same subject with another email
+    expectError(
+      await accept({ token, idToken: await idToken({ claims: { sub: `sub-${randomHex(8)}`, email } }) }),
+      401,
+      'AUTH_PROVIDER_MISMATCH',
+    );
+    expectError(
+      await accept({ token, idToken: await idToken({ claims: { sub, email: `x-${email}` } }) }),
+      401,
+      'AUTH_PROVIDER_MISMATCH',
+    );
+    expectError(
+      await accept({ token, idToken: await idToken({ claims: { sub, email }, audience: 'someone-else' }) }),
+      401,
+      'AUTH_INVALID_TOKEN',
+    );
+    const [pending] = await db().select().from(members).where(eq(members.id, memberId));
+    expect(pending).toMatchObject({ isPending: true, userId: null });
+
+    const res = await accept({
+      token,
+      idToken: await idToken({ claims: { sub, email: email.toUpperCase() } }),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data).toMatchObject({
+      user: { id: userId, email },
+      tenant: { id: tenantId },
+      role: 'EDITOR',
+    });
+    const [joined] = await db().select().from(members).where(eq(members.id, memberId));
+    expect(joined).toMatchObject({ isPending: false, userId });
   });
 });
 

@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
 import { createTenant, TEST_PASSWORD, type TenantFixture } from '../../../test/helpers/factories.js';
-import { auditLogs, inviteLinks, members, type Role, users } from '../../db/schema/index.js';
+import { auditLogs, inviteLinks, mailOutbox, members, type Role, users } from '../../db/schema/index.js';
 import { hashPassword, randomHex, randomToken, sha256 } from '../../platform/crypto.js';
 import { newId } from '../../platform/ids.js';
 
@@ -46,8 +46,11 @@ async function emailedInvite(
   return { token, email, member: row! };
 }
 
-/** An invite_links row as the tenants module writes it. */
-async function inviteLink(tenant: TenantFixture, opts: { role?: Role; expiresAt?: Date } = {}) {
+/** An invite_links row as the tenants module writes it (created by the owner unless told). */
+async function inviteLink(
+  tenant: TenantFixture,
+  opts: { role?: Role; expiresAt?: Date; createdBy?: string | null } = {},
+) {
   const token = randomToken(32);
   await db()
     .insert(inviteLinks)
@@ -56,11 +59,26 @@ async function inviteLink(tenant: TenantFixture, opts: { role?: Role; expiresAt?
       tenantId: tenant.tenantId,
       role: opts.role ?? 'VIEWER',
       tokenHash: sha256(token),
-      createdBy: tenant.owner.userId,
+      createdBy: opts.createdBy === undefined ? tenant.owner.userId : opts.createdBy,
       expiresAt: opts.expiresAt ?? new Date(Date.now() + 7 * DAY),
     });
   return token;
 }
+
+const linkIdOf = async (token: string) => {
+  const [row] = await db()
+    .select()
+    .from(inviteLinks)
+    .where(eq(inviteLinks.tokenHash, sha256(token)));
+  return row!.id;
+};
+
+const auditOf = (tenantId: string, action: string) =>
+  db()
+    .select()
+    .from(auditLogs)
+    .where(and(eq(auditLogs.tenantId, tenantId), eq(auditLogs.action, action)))
+    .orderBy(desc(auditLogs.createdAt), desc(auditLogs.id));
 
 async function existingUser(opts: { google?: boolean } = {}) {
   const email = uniqueEmail('existing');
@@ -125,13 +143,17 @@ describe('emailed invites', () => {
     // single use
     expectError(await accept({ token, password: 'new-user-password' }), 400, 'INVALID_INVITE_TOKEN');
 
-    const [audit] = await db()
+    const audit = await db()
       .select()
       .from(auditLogs)
-      .where(and(eq(auditLogs.tenantId, tenant.tenantId), eq(auditLogs.actorId, data.user.id)))
-      .orderBy(desc(auditLogs.createdAt))
-      .limit(1);
-    expect(audit).toMatchObject({ action: 'USER_LOGIN' });
+      .where(and(eq(auditLogs.tenantId, tenant.tenantId), eq(auditLogs.actorId, data.user.id)));
+    expect(audit.map((a) => a.action).sort()).toEqual(['MEMBER_JOINED', 'USER_LOGIN', 'USER_LOGIN']);
+    expect(audit.find((a) => a.action === 'MEMBER_JOINED')).toMatchObject({
+      entityType: 'member',
+      entityId: member.id,
+      actorId: data.user.id,
+      metadata: { via: 'email', role: 'EDITOR' },
+    });
   });
 
   it('needs a password to create the account', async () => {
@@ -143,11 +165,23 @@ describe('emailed invites', () => {
     expect((await accept({ token, password: 'now-with-password' })).statusCode).toBe(200);
   });
 
-  it('links an existing account without asking its password (the mail proves the address)', async () => {
+  it("links an existing password account only with that account's password", async () => {
     const tenant = await createTenant(t);
     const user = await existingUser();
-    const { token } = await emailedInvite(tenant, { email: user.email.toUpperCase(), role: 'ADMIN' });
-    const res = await accept({ token });
+    const { token, member } = await emailedInvite(tenant, { email: user.email.toUpperCase(), role: 'ADMIN' });
+    const missing = expectError(await accept({ token }), 400, 'VALIDATION_ERROR');
+    expect(missing.details).toEqual([{ path: 'password', message: expect.any(String) }]);
+    expectError(await accept({ token, password: 'not-the-password' }), 401, 'AUTH_INVALID_CREDENTIALS');
+    expectError(
+      await accept({ token, password: 'not-the-password', name: 'Renamed' }),
+      401,
+      'AUTH_INVALID_CREDENTIALS',
+    );
+    expect(await membershipOf(tenant.tenantId, user.id)).toBeUndefined();
+    const [still] = await db().select().from(members).where(eq(members.id, member.id));
+    expect(still).toMatchObject({ isPending: true, userId: null });
+
+    const res = await accept({ token, password: TEST_PASSWORD });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data).toMatchObject({
       user: { id: user.id },
@@ -177,7 +211,106 @@ describe('emailed invites', () => {
         role: 'VIEWER',
       });
     const { token } = await emailedInvite(tenant, { email: user.email });
-    expectError(await accept({ token }), 409, 'MEMBER_EXISTS');
+    expectError(await accept({ token, password: TEST_PASSWORD }), 409, 'MEMBER_EXISTS');
+  });
+
+  it('does not link an existing Google account without its Google sign-in', async () => {
+    const tenant = await createTenant(t);
+    const user = await existingUser({ google: true });
+    const { token, member } = await emailedInvite(tenant, { email: user.email });
+    expectError(await accept({ token }), 401, 'AUTH_PROVIDER_MISMATCH');
+    expectError(await accept({ token, password: 'any-password-1' }), 401, 'AUTH_PROVIDER_MISMATCH');
+    const [still] = await db().select().from(members).where(eq(members.id, member.id));
+    expect(still).toMatchObject({ isPending: true, userId: null });
+  });
+
+  it("an attacker who registered the invitee's email first gets nothing; the owner recovers it by reset", async () => {
+    const victim = uniqueEmail('victim');
+    // The attacker signs up with the victim's address (sign-up does not verify emails).
+    const squat = await t.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { email: victim, password: 'attacker-password', companyName: `Squat ${randomHex(4)}` },
+    });
+    expect(squat.statusCode, squat.body).toBe(201);
+    const attacker = {
+      userId: squat.json().data.user.id as string,
+      accessToken: squat.json().data.accessToken as string,
+      refreshToken: cookieOf(squat, 'refresh_token')!.value,
+    };
+
+    const tenant = await createTenant(t);
+    const { token } = await emailedInvite(tenant, { email: victim, role: 'EDITOR' });
+    // The victim follows the mailed invite with the password they mean to use: refused.
+    expectError(await accept({ token, password: 'victim-password' }), 401, 'AUTH_INVALID_CREDENTIALS');
+    expect(await membershipOf(tenant.tenantId, attacker.userId)).toBeUndefined();
+
+    // The mail proves the address: the victim resets the password of the account.
+    const requested = await t.inject({
+      method: 'POST',
+      url: '/api/auth/password-reset/request',
+      payload: { email: victim },
+    });
+    expect(requested.statusCode).toBe(202);
+    await expect
+      .poll(
+        async () =>
+          (await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, victim))).filter((m) =>
+            m.body.includes('/reset-password/'),
+          ).length,
+        { timeout: 3000, interval: 25 },
+      )
+      .toBe(1);
+    const [mail] = await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, victim));
+    const resetToken = mail!.body.match(/\/reset-password\/([\w-]+)/)![1]!;
+    const confirmed = await t.inject({
+      method: 'POST',
+      url: '/api/auth/password-reset/confirm',
+      payload: { token: resetToken, password: 'victim-password' },
+    });
+    expect(confirmed.statusCode, confirmed.body).toBe(200);
+
+    // The attacker's sessions are over.
+    expectError(
+      await t.inject({
+        method: 'GET',
+        url: '/api/auth/me',
+        headers: { authorization: `Bearer ${attacker.accessToken}` },
+      }),
+      401,
+      'AUTH_TOKEN_REVOKED',
+    );
+    expectError(
+      await t.inject({
+        method: 'POST',
+        url: '/api/auth/refresh',
+        cookies: { refresh_token: attacker.refreshToken },
+      }),
+      401,
+      'AUTH_INVALID_REFRESH_TOKEN',
+    );
+    expectError(
+      await t.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { email: victim, password: 'attacker-password' },
+      }),
+      401,
+      'AUTH_INVALID_CREDENTIALS',
+    );
+
+    // Now the victim accepts with the new password and is the member.
+    const res = await accept({ token, password: 'victim-password' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data).toMatchObject({
+      user: { id: attacker.userId, email: victim },
+      tenant: { id: tenant.tenantId },
+      role: 'EDITOR',
+    });
+    expect(await membershipOf(tenant.tenantId, attacker.userId)).toMatchObject({
+      isPending: false,
+      role: 'EDITOR',
+    });
   });
 
   it('answers INVALID_INVITE_TOKEN for expired and unknown tokens', async () => {
@@ -221,6 +354,21 @@ describe('invite links', () => {
         invitedBy: tenant.owner.userId,
       });
       expect(cookieOf(res, 'session_token')!.value).toBe(data.accessToken);
+      const [joined] = await db()
+        .select()
+        .from(auditLogs)
+        .where(
+          and(
+            eq(auditLogs.tenantId, tenant.tenantId),
+            eq(auditLogs.action, 'MEMBER_JOINED'),
+            eq(auditLogs.actorId, data.user.id),
+          ),
+        );
+      expect(joined).toMatchObject({
+        entityType: 'member',
+        entityId: (await membershipOf(tenant.tenantId, data.user.id))!.id,
+        metadata: { via: 'link', role: 'EDITOR', inviteLinkId: await linkIdOf(token) },
+      });
     }
     t.clock.set(Date.now() + 7 * DAY + 1000);
     try {
@@ -291,6 +439,73 @@ describe('invite links', () => {
       role: 'VIEWER',
     });
     expectError(await accept({ token: emailed }), 400, 'INVALID_INVITE_TOKEN');
+    const [joined] = await auditOf(tenant.tenantId, 'MEMBER_JOINED');
+    expect(joined).toMatchObject({
+      entityType: 'member',
+      entityId: member.id,
+      actorId: res.json().data.user.id,
+      metadata: { via: 'link', role: 'VIEWER', inviteLinkId: await linkIdOf(link) },
+    });
+  });
+
+  it('works only while its creator is still a member whose role ranks at least the link role', async () => {
+    const join = (token: string) => accept({ token, email: uniqueEmail(), password: 'joined-by-link' });
+    const tenant = await createTenant(t);
+    const admin = await tenant.as('ADMIN');
+    const adminLink = await inviteLink(tenant, { role: 'ADMIN', createdBy: admin.userId });
+    const editorLink = await inviteLink(tenant, { role: 'EDITOR', createdBy: admin.userId });
+    expect((await join(adminLink)).statusCode).toBe(200);
+
+    // demoted below the link's role: that link dies, the lower one still works
+    await db().update(members).set({ role: 'EDITOR' }).where(eq(members.id, admin.memberId));
+    expectError(await join(adminLink), 400, 'INVALID_INVITE_TOKEN');
+    expect((await join(editorLink)).statusCode).toBe(200);
+    await db().update(members).set({ role: 'VIEWER' }).where(eq(members.id, admin.memberId));
+    expectError(await join(editorLink), 400, 'INVALID_INVITE_TOKEN');
+    // promoted back: usable again (nothing was consumed)
+    await db().update(members).set({ role: 'OWNER' }).where(eq(members.id, admin.memberId));
+    expect((await join(adminLink)).statusCode).toBe(200);
+
+    // removed from the tenant: every link they created dies, also for an existing account
+    await db().delete(members).where(eq(members.id, admin.memberId));
+    expectError(await join(editorLink), 400, 'INVALID_INVITE_TOKEN');
+    const user = await existingUser();
+    expectError(
+      await accept({ token: editorLink, email: user.email, password: TEST_PASSWORD }),
+      400,
+      'INVALID_INVITE_TOKEN',
+    );
+    expect(await membershipOf(tenant.tenantId, user.id)).toBeUndefined();
+  });
+
+  it('refuses links without a creator, by a pending member, or by a member of another tenant only', async () => {
+    const join = (token: string) => accept({ token, email: uniqueEmail(), password: 'joined-by-link' });
+    const tenant = await createTenant(t);
+    const other = await createTenant(t);
+    expectError(await join(await inviteLink(tenant, { createdBy: null })), 400, 'INVALID_INVITE_TOKEN');
+    expectError(
+      await join(await inviteLink(tenant, { createdBy: other.owner.userId })),
+      400,
+      'INVALID_INVITE_TOKEN',
+    );
+    const pendingUser = await existingUser();
+    await db().insert(members).values({
+      id: newId(),
+      tenantId: tenant.tenantId,
+      userId: pendingUser.id,
+      email: pendingUser.email,
+      role: 'OWNER',
+      isPending: true,
+    });
+    expectError(
+      await join(await inviteLink(tenant, { createdBy: pendingUser.id })),
+      400,
+      'INVALID_INVITE_TOKEN',
+    );
+    const viewer = await tenant.as('VIEWER');
+    expect(
+      (await join(await inviteLink(tenant, { role: 'VIEWER', createdBy: viewer.userId }))).statusCode,
+    ).toBe(200);
   });
 
   it('answers INVALID_INVITE_TOKEN for an expired link', async () => {

@@ -305,6 +305,8 @@ describe('POST /api/auth/login', () => {
       ipAddress: '127.0.0.1',
       metadata: { userAgent: 'vitest-agent/1', method: 'password' },
     });
+    // the session id would let anyone reading the audit log aim at the session
+    expect(row!.metadata).not.toHaveProperty('sessionId');
   });
 
   it('validates the body', async () => {
@@ -420,6 +422,7 @@ describe('POST /api/auth/refresh', () => {
     expect(after.refreshTokenHash).toBe(crypto.sha256(next.value.split('.')[1]!));
     expect(after.refreshTokenHash).not.toBe(before.refreshTokenHash);
     expect(after.rotatedAt).toBeInstanceOf(Date);
+    expect(after.previousRefreshTokenHash).toBe(before.refreshTokenHash);
     expect(JSON.stringify(after)).not.toContain(next.value.split('.')[1]);
     expect((await me({ bearer: accessToken })).statusCode).toBe(200);
     // the new one rotates again
@@ -473,6 +476,32 @@ describe('POST /api/auth/refresh', () => {
     expectError(await refresh(rotated), 401, 'AUTH_INVALID_REFRESH_TOKEN');
     expectError(await me({ bearer: access }), 401, 'AUTH_TOKEN_REVOKED');
     expectError(await me({ bearer: data.accessToken }), 401, 'AUTH_TOKEN_REVOKED');
+  });
+
+  it('refuses a forged secret for a known session id without revoking the session', async () => {
+    const { refreshToken, data } = await registerUser();
+    const sessionId = refreshToken.split('.')[0]!;
+    const forged = () => `${sessionId}.${crypto.randomToken(32)}`;
+    expectError(await refresh(forged()), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+    expect((await sessionRow(refreshToken)).revokedAt).toBeNull();
+    expect((await me({ bearer: data.accessToken })).statusCode).toBe(200);
+
+    // also after rotations, and for a token older than the last one rotated away
+    const first = await refresh(refreshToken);
+    expect(first.statusCode).toBe(200);
+    const second = await refresh(cookieOf(first, 'refresh_token')!.value);
+    expect(second.statusCode).toBe(200);
+    expectError(await refresh(forged()), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+    expectError(await refresh(refreshToken), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+    expect((await sessionRow(refreshToken)).revokedAt).toBeNull();
+    const current = cookieOf(second, 'refresh_token')!.value;
+    const third = await refresh(current);
+    expect(third.statusCode).toBe(200);
+    expect((await me({ bearer: third.json().data.accessToken })).statusCode).toBe(200);
+
+    // the token rotated away last, presented again, is a replay
+    expectError(await refresh(current), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+    expect((await sessionRow(refreshToken)).revokedReason).toBe('refresh_reuse');
   });
 
   it('lets exactly one of two concurrent refreshes with the same token win, without revoking', async () => {
@@ -536,6 +565,7 @@ describe('POST /api/auth/logout', () => {
       .where(and(eq(auditLogs.tenantId, data.tenant.id), eq(auditLogs.action, 'USER_LOGOUT')));
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ actorId: data.user.id, entityType: 'user', entityId: data.user.id });
+    expect(audit[0]!.metadata).not.toHaveProperty('sessionId');
   });
 
   it('works with the cookie alone and leaves the other sessions of the user alive', async () => {
@@ -607,6 +637,79 @@ describe('password reset', () => {
       await post('/api/auth/password-reset/confirm', { token, password: 'another-password' }),
       400,
       'INVALID_RESET_TOKEN',
+    );
+  });
+
+  it('answers before creating the token or sending the mail', async () => {
+    const { data, payload } = await registerUser();
+    const database = t.deps.database.db;
+    const insert = database.insert.bind(database);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // Token creation waits for the gate: a request that awaited it could not answer.
+    const spy = vi.spyOn(database, 'insert').mockImplementation(((table: Parameters<typeof insert>[0]) => {
+      const builder = insert(table);
+      if (table !== passwordResets) return builder;
+      return { values: (values: never) => gate.then(() => builder.values(values)) };
+    }) as unknown as typeof database.insert);
+    try {
+      const res = await Promise.race([
+        post('/api/auth/password-reset/request', { email: payload.email }),
+        new Promise<'timed out'>((resolve) => setTimeout(() => resolve('timed out'), 1500)),
+      ]);
+      expect(res === 'timed out' ? res : res.statusCode).toBe(202);
+      expect(
+        await db().select().from(passwordResets).where(eq(passwordResets.userId, data.user.id)),
+      ).toHaveLength(0);
+      expect(
+        await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, payload.email)),
+      ).toHaveLength(0);
+    } finally {
+      release();
+      spy.mockRestore();
+    }
+    await expect
+      .poll(
+        async () =>
+          (await db().select().from(passwordResets).where(eq(passwordResets.userId, data.user.id))).length,
+        {
+          timeout: 3000,
+          interval: 25,
+        },
+      )
+      .toBe(1);
+    expect((await latestMail(payload.email)).body).toContain('/reset-password/');
+  });
+
+  it('answers 202 when creating the token fails, and logs the failure', async () => {
+    const { payload } = await registerUser();
+    const database = t.deps.database.db;
+    const insert = database.insert.bind(database);
+    const failure = new Error('simulated insert failure');
+    const spy = vi.spyOn(database, 'insert').mockImplementation(((table: Parameters<typeof insert>[0]) => {
+      if (table === passwordResets) throw failure;
+      return insert(table);
+    }) as unknown as typeof database.insert);
+    const logged = vi.spyOn(t.deps.log, 'error');
+    try {
+      const res = await post('/api/auth/password-reset/request', { email: payload.email });
+      expect(res.statusCode).toBe(202);
+      expect(res.json()).toEqual({ data: { accepted: true } });
+      await expect
+        .poll(() => logged.mock.calls.some(([arg]) => (arg as { err?: unknown })?.err === failure), {
+          timeout: 3000,
+          interval: 25,
+        })
+        .toBe(true);
+    } finally {
+      spy.mockRestore();
+      logged.mockRestore();
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, payload.email))).toHaveLength(
+      0,
     );
   });
 

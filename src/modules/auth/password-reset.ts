@@ -10,11 +10,20 @@ const RESET_TTL_MS = 60 * 60 * 1000;
 
 /**
  * Always "accepted", whether or not the email exists, so the route cannot be used to probe
- * for accounts. Only password accounts get a token; the mail is sent in the background so an
- * SMTP round-trip does not show in the response time either.
+ * for accounts. Nothing happens on the request path: the lookup, the token (only password
+ * accounts get one) and the mail run after the answer is decided, so the response time is the
+ * same for known and unknown emails. Failures are logged, never shown to the client.
  */
-export async function requestPasswordReset(ctx: AuthCtx, email: string): Promise<void> {
-  const { database, config, mailer, log } = ctx.deps;
+export function requestPasswordReset(ctx: AuthCtx, email: string): void {
+  setImmediate(() => {
+    issuePasswordReset(ctx, email).catch((err: unknown) =>
+      ctx.deps.log.error({ err }, 'password reset request failed'),
+    );
+  });
+}
+
+async function issuePasswordReset(ctx: AuthCtx, email: string): Promise<void> {
+  const { database, config, mailer } = ctx.deps;
   const user = await findUserByEmail(database.db, email);
   if (!user?.passwordHash) return;
   const token = randomToken(32);
@@ -25,16 +34,14 @@ export async function requestPasswordReset(ctx: AuthCtx, email: string): Promise
     expiresAt: new Date(nowOf(ctx).getTime() + RESET_TTL_MS),
   });
   const link = `${config.appUrl}/reset-password/${token}`;
-  mailer
-    .send({
-      to: user.email,
-      subject: 'Reset your password',
-      text:
-        `Someone asked to reset the password of your account.\n\n` +
-        `Choose a new password here (the link works once, for one hour):\n${link}\n\n` +
-        `If it was not you, ignore this message: your password stays unchanged.`,
-    })
-    .catch((err: unknown) => log.warn({ err, userId: user.id }, 'password reset mail failed'));
+  await mailer.send({
+    to: user.email,
+    subject: 'Reset your password',
+    text:
+      `Someone asked to reset the password of your account.\n\n` +
+      `Choose a new password here (the link works once, for one hour):\n${link}\n\n` +
+      `If it was not you, ignore this message: your password stays unchanged.`,
+  });
 }
 
 /**

@@ -14,7 +14,11 @@ export interface RegisterInput {
   companyName: string;
 }
 
-/** User, tenant, OWNER membership and session in one transaction: all of it exists, or none. */
+/**
+ * User, tenant, OWNER membership and session in one transaction: all of it exists, or none.
+ * The email is not verified, so an account's email proves nothing about who holds it: invite
+ * acceptance asks the account's own credentials (see acceptInvite).
+ */
 export async function register(ctx: AuthCtx, input: RegisterInput): Promise<SignedIn> {
   try {
     const passwordHash = await hashPassword(input.password);

@@ -110,7 +110,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      await requestPasswordReset(authCtxOf(request), request.body.email);
+      requestPasswordReset(authCtxOf(request), request.body.email);
       return reply.code(202).send({ data: { accepted: true as const } });
     },
   );
@@ -137,9 +137,11 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       config: authScope,
       schema: {
         tags,
-        description: 'Accepts an emailed invite or an invite link, then signs in like login.',
+        description:
+          'Accepts an emailed invite or an invite link, then signs in like login. An existing account ' +
+          'proves it is the invitee: its password, or for a Google account (emailed invites) `idToken`.',
         body: acceptInviteBody,
-        response: { 200: signedInResponse, ...errors(400, 401, 403, 409, 429) },
+        response: { 200: signedInResponse, ...errors(400, 401, 403, 409, 429, 500) },
       },
     },
     async (request, reply) => signedIn(reply, 200, await acceptInvite(authCtxOf(request), request.body)),

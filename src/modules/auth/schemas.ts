@@ -39,7 +39,15 @@ export const acceptInviteBody = z.object({
   token,
   email: email.optional().describe('Required with an invite link (not with an emailed invite)'),
   name: z.string().trim().min(1).max(255).optional(),
-  password: newPassword.optional().describe('Required to create an account, and to join through a link'),
+  password: newPassword
+    .optional()
+    .describe('Required to create an account; for an existing password account, its password'),
+  idToken: z
+    .string()
+    .min(1)
+    .max(8192)
+    .optional()
+    .describe('Google ID token of the existing Google account the emailed invite is addressed to'),
 });
 
 export const googleBody = z.object({

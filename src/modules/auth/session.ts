@@ -87,7 +87,8 @@ export async function openSession(
     action: 'USER_LOGIN',
     entityType: 'user',
     entityId: who.user.id,
-    metadata: { userAgent: ctx.userAgent, method, sessionId },
+    // No session id: audit readers must not learn what would address a session.
+    metadata: { userAgent: ctx.userAgent, method },
   });
   const accessToken = await tokens.signAccess({ userId: who.user.id, tenantId: who.tenant.id, sessionId });
   return {
@@ -119,9 +120,11 @@ function parseRefreshToken(token: string): { sessionId: string; secret: string }
 /**
  * Rotates the refresh token of a live session and signs a new access token.
  *
- * - A token that had already been rotated away when the request arrived is a replay (or a
- *   forgery): the whole session is revoked (`refresh_reuse`), so a stolen token dies with every
- *   token issued after it.
+ * - The secret rotated away last (`previous_refresh_token_hash`), presented again after that
+ *   rotation, is a replay: the whole session is revoked (`refresh_reuse`), so a stolen token
+ *   dies with every token issued after it.
+ * - Any other unknown secret is refused without touching the session: session ids are not
+ *   secret (the access token's `sid`), so a guessed secret must not be a kill switch.
  * - Two concurrent refreshes with the same current token: the UPDATE is conditional on the old
  *   hash, so exactly one wins; the loser answers AUTH_INVALID_REFRESH_TOKEN without revoking,
  *   also when it reads the row only after the winner's commit (its token was still current
@@ -144,6 +147,7 @@ export async function refreshSession(
       userId: sessions.userId,
       tenantId: sessions.tenantId,
       refreshTokenHash: sessions.refreshTokenHash,
+      previousRefreshTokenHash: sessions.previousRefreshTokenHash,
       refreshExpiresAt: sessions.refreshExpiresAt,
       revokedAt: sessions.revokedAt,
       memberId: members.id,
@@ -165,6 +169,9 @@ export async function refreshSession(
   }
   const presented = sha256(parsed.secret);
   if (!safeEqual(presented, row.refreshTokenHash)) {
+    const replayed =
+      row.previousRefreshTokenHash !== null && safeEqual(presented, row.previousRefreshTokenHash);
+    if (!replayed) throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
     const [revoked] = await db
       .update(sessions)
       .set({ revokedAt: now, revokedReason: 'refresh_reuse' })
@@ -172,6 +179,7 @@ export async function refreshSession(
         and(
           eq(sessions.id, row.id),
           isNull(sessions.revokedAt),
+          eq(sessions.previousRefreshTokenHash, presented),
           or(isNull(sessions.rotatedAt), lt(sessions.rotatedAt, preciseTimestamp(arrivedAt))),
         ),
       )
@@ -188,6 +196,7 @@ export async function refreshSession(
     .update(sessions)
     .set({
       refreshTokenHash: sha256(secret),
+      previousRefreshTokenHash: presented,
       rotatedAt: preciseTimestamp(preciseNow()),
       refreshExpiresAt: new Date(now.getTime() + config.refreshTokenTtlSeconds * 1000),
     })
@@ -216,12 +225,7 @@ export async function logout(ctx: ServiceCtx, sessionId: string): Promise<void> 
           isNull(sessions.revokedAt),
         ),
       );
-    await audit(ctx, tx, {
-      action: 'USER_LOGOUT',
-      entityType: 'user',
-      entityId: ctx.actorId,
-      metadata: { sessionId },
-    });
+    await audit(ctx, tx, { action: 'USER_LOGOUT', entityType: 'user', entityId: ctx.actorId });
   });
 }
 

@@ -148,7 +148,10 @@ export async function resendInvite(ctx: ServiceCtx, env: InviteEnv, id: string):
   return deliverInvite(ctx, env, member, tenantName, invite);
 }
 
-/** POST /api/tenants/invites/link: a shareable link; whoever accepts it joins with `role`. */
+/**
+ * POST /api/tenants/invites/link: a shareable link; whoever accepts it joins with `role`. Its `id`
+ * is returned so that it can be revoked (DELETE /api/tenants/invites/links/:id).
+ */
 export async function createInviteLink(ctx: ServiceCtx, env: InviteEnv, actorRole: Role, role: Role) {
   assertMayGrant(actorRole, role);
   const invite = issueToken(env);
@@ -169,7 +172,7 @@ export async function createInviteLink(ctx: ServiceCtx, env: InviteEnv, actorRol
       metadata: { role, via: 'link', expiresAt: invite.expiresAt.toISOString() },
     });
   });
-  return { link: inviteUrl(env.appUrl, invite.token), role, expiresAt: invite.expiresAt };
+  return { id, link: inviteUrl(env.appUrl, invite.token), role, expiresAt: invite.expiresAt };
 }
 
 const memberExists = (email: string) =>

@@ -613,7 +613,7 @@ describe('POST /api/tenants/invites/link', () => {
     const res = await api('POST', '/api/tenants/invites/link', admin, { role: 'VIEWER' });
     expect(res.statusCode).toBe(201);
     const { data } = res.json() as { data: { link: string; role: Role; expiresAt: string } };
-    expect(Object.keys(data).sort()).toEqual(['expiresAt', 'link', 'role']);
+    expect(Object.keys(data).sort()).toEqual(['expiresAt', 'id', 'link', 'role']);
     expect(data.role).toBe('VIEWER');
     const prefix = `${t.config.appUrl}/invite/`;
     expect(data.link.startsWith(prefix)).toBe(true);

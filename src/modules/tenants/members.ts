@@ -5,6 +5,7 @@ import { audit, type ServiceCtx } from '../../platform/context.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { isUuid } from '../../platform/ids.js';
 import { containsPattern, pageOffset } from '../../platform/pagination.js';
+import { revokeLinksCreatedBy } from './invite-links.js';
 import type { ListMembersQuery } from './schemas.js';
 
 /** What a member looks like outside the service: never the invite token hash. */
@@ -86,8 +87,16 @@ async function lockOwnersAndTarget(tx: Transaction, tenantId: string, id: string
 const lastOwner = () =>
   new AppError('LAST_OWNER', 'The last owner cannot be removed or demoted; make another member OWNER first');
 
-/** PATCH /api/tenants/members/:id (OWNER only, checked by the route policy). */
-export async function changeMemberRole(ctx: ServiceCtx, id: string, role: Role): Promise<MemberRecord> {
+/**
+ * PATCH /api/tenants/members/:id (OWNER only, checked by the route policy). A demotion revokes
+ * the member's usable invite links that grant a role above the new one (`now`: the app's clock).
+ */
+export async function changeMemberRole(
+  ctx: ServiceCtx,
+  id: string,
+  role: Role,
+  now: Date = new Date(),
+): Promise<MemberRecord> {
   if (!isUuid(id)) throw memberNotFound();
   return ctx.db.transaction(async (tx) => {
     const { target, isLastOwner } = await lockOwnersAndTarget(tx, ctx.tenantId, id);
@@ -98,11 +107,18 @@ export async function changeMemberRole(ctx: ServiceCtx, id: string, role: Role):
       .set({ role, updatedAt: new Date() })
       .where(and(eq(members.tenantId, ctx.tenantId), eq(members.id, id)))
       .returning(memberColumns);
+    const revokedInviteLinks = await revokeLinksCreatedBy(tx, ctx.tenantId, target.userId, now, role);
     await audit(ctx, tx, {
       action: 'MEMBER_ROLE_CHANGED',
       entityType: 'member',
       entityId: id,
-      metadata: { from: target.role, to: role, email: target.email, userId: target.userId },
+      metadata: {
+        from: target.role,
+        to: role,
+        email: target.email,
+        userId: target.userId,
+        revokedInviteLinks,
+      },
     });
     return row!;
   });
@@ -110,9 +126,15 @@ export async function changeMemberRole(ctx: ServiceCtx, id: string, role: Role):
 
 /**
  * DELETE /api/tenants/members/:id: removes the membership (or withdraws a pending invite) and
- * revokes the user's sessions in this tenant, so their tokens answer 401 at once.
+ * revokes the user's sessions in this tenant, so their tokens answer 401 at once, and every
+ * usable invite link they created (`now`: the app's clock).
  */
-export async function removeMember(ctx: ServiceCtx, actorRole: Role, id: string): Promise<void> {
+export async function removeMember(
+  ctx: ServiceCtx,
+  actorRole: Role,
+  id: string,
+  now: Date = new Date(),
+): Promise<void> {
   if (!isUuid(id)) throw memberNotFound();
   await ctx.db.transaction(async (tx) => {
     const { target, isLastOwner } = await lockOwnersAndTarget(tx, ctx.tenantId, id);
@@ -133,6 +155,7 @@ export async function removeMember(ctx: ServiceCtx, actorRole: Role, id: string)
           ),
         );
     }
+    const revokedInviteLinks = await revokeLinksCreatedBy(tx, ctx.tenantId, target.userId, now);
     await audit(ctx, tx, {
       action: 'MEMBER_REMOVED',
       entityType: 'member',
@@ -142,6 +165,7 @@ export async function removeMember(ctx: ServiceCtx, actorRole: Role, id: string)
         role: target.role,
         userId: target.userId,
         wasPending: target.isPending,
+        revokedInviteLinks,
       },
     });
   });

@@ -4,13 +4,16 @@ import { ctxOf } from '../../platform/context.js';
 import { emptyResponse, errors, idParams } from '../../platform/http/schemas.js';
 import { toList } from '../../platform/pagination.js';
 import { publishTenantConfigChanged } from './config-events.js';
+import { listInviteLinks, revokeInviteLink } from './invite-links.js';
 import { createInviteLink, type InviteEnv, inviteMember, resendInvite } from './invites.js';
 import { changeMemberRole, getMember, listMembers, removeMember } from './members.js';
 import {
   changeRoleBody,
   inviteLinkBody,
+  inviteLinkList,
   inviteLinkResponse,
   inviteMemberBody,
+  listInviteLinksQuery,
   listMembersQuery,
   memberList,
   memberResponse,
@@ -31,6 +34,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
     now: () => app.deps.clock(),
     log: app.log,
   };
+  const now = () => new Date(app.deps.clock());
   const configChanged = (tenantId: string) =>
     publishTenantConfigChanged(app.deps.bus, tenantId).catch((err: Error) =>
       app.log.warn({ err: err.message, tenantId }, 'tenant-config invalidation not published'),
@@ -105,13 +109,15 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
       config: owner,
       schema: {
         tags,
+        description:
+          "Changes a member's role. A demotion revokes the member's usable invite links that grant a role above the new one.",
         params: idParams,
         body: changeRoleBody,
         response: { 200: memberResponse, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request) => ({
-      data: await changeMemberRole(ctxOf(request), request.params.id, request.body.role),
+      data: await changeMemberRole(ctxOf(request), request.params.id, request.body.role, now()),
     }),
   );
 
@@ -119,10 +125,16 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/tenants/members/:id',
     {
       config: admin,
-      schema: { tags, params: idParams, response: { 204: emptyResponse, ...errors(401, 403, 404, 409) } },
+      schema: {
+        tags,
+        description:
+          'Removes the member (or withdraws a pending invite), revokes their sessions in this tenant and every usable invite link they created. Removing an OWNER needs the OWNER role.',
+        params: idParams,
+        response: { 204: emptyResponse, ...errors(401, 403, 404, 409) },
+      },
     },
     async (request, reply) => {
-      await removeMember(ctxOf(request), request.auth!.role, request.params.id);
+      await removeMember(ctxOf(request), request.auth!.role, request.params.id, now());
       return reply.code(204).send(null);
     },
   );
@@ -149,6 +161,42 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const link = await createInviteLink(ctxOf(request), env, request.auth!.role, request.body.role);
       return reply.code(201).send({ data: link });
+    },
+  );
+
+  app.get(
+    '/api/tenants/invites/links',
+    {
+      config: admin,
+      schema: {
+        tags,
+        description:
+          'The usable (neither expired nor revoked) invite links, newest first; never their tokens.',
+        querystring: listInviteLinksQuery,
+        response: { 200: inviteLinkList, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const { rows, total } = await listInviteLinks(ctxOf(request), request.query, now());
+      return toList(rows, request.query, total);
+    },
+  );
+
+  app.delete(
+    '/api/tenants/invites/links/:id',
+    {
+      config: admin,
+      schema: {
+        tags,
+        description:
+          'Revokes a usable invite link: it stops working at once. An OWNER link needs the OWNER role; an unknown, expired or already revoked link answers 404.',
+        params: idParams,
+        response: { 204: emptyResponse, ...errors(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await revokeInviteLink(ctxOf(request), request.auth!.role, request.params.id, now());
+      return reply.code(204).send(null);
     },
   );
 };

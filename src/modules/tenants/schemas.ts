@@ -57,14 +57,27 @@ export const changeRoleBody = z.object({ role });
 export const inviteLinkBody = z.object({ role });
 
 export const inviteLink = z.object({
+  id: uuid.describe('Revoke the link with DELETE /api/tenants/invites/links/:id'),
   link: z.string().describe('`{APP_URL}/invite/<token>`; the token is shown only here'),
   role,
   expiresAt: timestamp,
 });
 
+/** A listed invite link: never its token or the token's hash. */
+export const inviteLinkSummary = z.object({
+  id: uuid,
+  role,
+  createdBy: uuid.nullable().describe('The user who created the link'),
+  expiresAt: timestamp,
+  createdAt: timestamp,
+});
+
+export const listInviteLinksQuery = paginationQuery();
+
 export const tenantResponse = dataOf(tenant);
 export const memberResponse = dataOf(member);
 export const memberList = listOf(member);
 export const inviteLinkResponse = dataOf(inviteLink);
+export const inviteLinkList = listOf(inviteLinkSummary);
 
 export type ListMembersQuery = z.output<typeof listMembersQuery>;
