@@ -33,10 +33,10 @@ async function setup() {
 }
 
 describe('POST /api/sdk/identify', () => {
-  it('creates the end user (201), then updates it (200) with the same internal id', async () => {
+  it('creates the end user, then updates it, answering 200 both times (an upsert) with the same internal id', async () => {
     const { identify, user, tenant } = await setup();
     const created = await identify({ userId: 'u-1', traits: { plan: 'pro' } });
-    expect(created.statusCode).toBe(201);
+    expect(created.statusCode).toBe(200);
     const { id } = created.json().data;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     const again = await identify({ userId: 'u-1' });
@@ -57,6 +57,17 @@ describe('POST /api/sdk/identify', () => {
     ).json().data;
     await identify({ userId: 'u-1', traits: { nested: { y: 2 }, c: 'three', a: null } });
     expect((await user(id))!.traits).toEqual({ a: null, nested: { y: 2 }, keep: true, c: 'three' });
+  });
+
+  it('refuses traits that would grow the stored traits past 64 KiB, keeping what was stored', async () => {
+    const { identify, user } = await setup();
+    const big = 'x'.repeat(30_000);
+    const { id } = (await identify({ userId: 'u-big', traits: { a: big } })).json().data;
+    expect((await identify({ userId: 'u-big', traits: { b: big } })).statusCode).toBe(200);
+    const res = await identify({ userId: 'u-big', traits: { c: big } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.details).toEqual([{ path: 'traits', message: expect.any(String) }]);
+    expect(Object.keys((await user(id))!.traits)).toEqual(['a', 'b']);
   });
 
   it('records an IDENTIFY event under X-Correlation-Id', async () => {
@@ -134,12 +145,12 @@ describe('POST /api/sdk/identify', () => {
     const b = await setup();
     const idA = (await a.identify({ userId: 'same' })).json().data.id;
     const resB = await b.identify({ userId: 'same' });
-    expect(resB.statusCode).toBe(201);
+    expect(resB.statusCode).toBe(200);
     expect(resB.json().data.id).not.toBe(idA);
     // another tenant's anonymous visitor is never linked
     const anonB = await b.session({ anonymousId: 'anon-x' });
     const linked = await a.identify({ userId: 'other', anonymousId: 'anon-x' });
-    expect(linked.statusCode).toBe(201);
+    expect(linked.statusCode).toBe(200);
     expect(linked.json().data.id).not.toBe(anonB.endUserId);
     expect(await b.user(anonB.endUserId!)).toMatchObject({ externalId: null, anonymousId: 'anon-x' });
   });
@@ -151,7 +162,7 @@ describe('POST /api/sdk/identify', () => {
     );
     const ids = new Set(results.map((r) => r.json().data.id));
     expect(ids.size).toBe(1);
-    expect(results.filter((r) => r.statusCode === 201)).toHaveLength(1);
+    expect(results.every((r) => r.statusCode === 200)).toBe(true);
     const rows = await usersOfTenant();
     expect(rows).toHaveLength(1);
     expect(Object.keys(rows[0]!.traits).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `k${i}`).sort());
@@ -179,7 +190,7 @@ describe('POST /api/sdk/identify', () => {
     }
     // just under the cap is fine
     const fits = { blob: 'x'.repeat(MAX_TRAITS_BYTES - 20) };
-    expect((await identify({ userId: 'u', traits: fits })).statusCode).toBe(201);
+    expect((await identify({ userId: 'u', traits: fits })).statusCode).toBe(200);
   });
 
   it('needs a valid API key', async () => {

@@ -1,6 +1,7 @@
 import type { Database, Executor } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { rawQuery } from '../../db/raw.js';
+import { validationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { listEndUserMergers, registerEndUserMerger } from './extensions.js';
 
@@ -82,7 +83,10 @@ async function identifyOnce(
        returning id`,
       [tenantId, anon.id, input.userId, traits, now.toISOString()],
     );
-    if (adopted[0]) return { id: adopted[0].id, created: false };
+    if (adopted[0]) {
+      await assertTraitsFit(tx, tenantId, adopted[0].id);
+      return { id: adopted[0].id, created: false };
+    }
   }
 
   const id = newId();
@@ -96,7 +100,27 @@ async function identifyOnce(
   ]);
   const target = row!.id;
   if (anon && anon.id !== target) await mergeEndUsers(tx, tenantId, anon.id, target);
+  await assertTraitsFit(tx, tenantId, target);
   return { id: target, created: target === id };
+}
+
+/** Stored traits (after merging) stay under this size: each session reads and evaluates them. */
+export const MAX_STORED_TRAITS_BYTES = 64 * 1024;
+
+async function assertTraitsFit(tx: Executor, tenantId: string, id: string): Promise<void> {
+  const [row] = await rawQuery<{ bytes: number }>(
+    tx,
+    'select octet_length(traits::text) as bytes from end_users where tenant_id = $1 and id = $2',
+    [tenantId, id],
+  );
+  if (row && row.bytes > MAX_STORED_TRAITS_BYTES) {
+    throw validationError([
+      {
+        path: 'traits',
+        message: `the end user's merged traits would exceed ${MAX_STORED_TRAITS_BYTES} bytes`,
+      },
+    ]);
+  }
 }
 
 /** Moves everything of end user `fromId` to `toId`, merges traits (toId's win) and deletes `fromId`. */

@@ -8,6 +8,8 @@ import type { InvalidationBus } from '../redis.js';
 export const API_KEY_PREFIX = 'wfx_';
 export const API_KEY_RE = /^wfx_[0-9a-f]{64}$/;
 export const API_KEY_CHANNEL = 'api-key';
+const MAX_CACHED_KEYS = 50_000;
+const MAX_NEGATIVE_KEYS = 10_000;
 
 export interface SdkAuth {
   apiKeyId: string;
@@ -32,8 +34,19 @@ export function createApiKeyVerifier(opts: {
 }) {
   const now = opts.now ?? Date.now;
   const cache = new Map<string, CachedKey>();
+  const negative = new Map<string, CachedKey>();
   const lastUsed = new Map<string, number>();
-  opts.bus.subscribe(API_KEY_CHANNEL, (keyHash) => cache.delete(keyHash));
+  // Invalidations seen, numbered, per key: a load that an invalidation overtook is not cached
+  // (it may have read the row before the revocation committed).
+  let invalidations = 0;
+  const invalidatedAt = new Map<string, number>();
+  const evict = (keyHash: string) => {
+    invalidations++;
+    invalidatedAt.set(keyHash, invalidations);
+    if (invalidatedAt.size > MAX_CACHED_KEYS) invalidatedAt.delete(invalidatedAt.keys().next().value!);
+    cache.delete(keyHash);
+  };
+  opts.bus.subscribe(API_KEY_CHANNEL, evict);
 
   async function load(keyHash: string): Promise<CachedKey['key']> {
     const [row] = await opts.db
@@ -55,17 +68,29 @@ export function createApiKeyVerifier(opts: {
     };
   }
 
+  /** Loads a key, again if an invalidation of it arrived meanwhile; caches what is current. */
+  async function loadFresh(keyHash: string, t: number): Promise<CachedKey> {
+    for (;;) {
+      const before = invalidations;
+      const key = await load(keyHash);
+      if ((invalidatedAt.get(keyHash) ?? 0) > before) continue;
+      const entry = { key, loadedAt: t };
+      // Oldest first out (Map keeps insertion order); unknown keys are kept apart so that
+      // guessing random keys cannot push the real ones out.
+      const target = key ? cache : negative;
+      if (target.size >= (key ? MAX_CACHED_KEYS : MAX_NEGATIVE_KEYS))
+        target.delete(target.keys().next().value!);
+      target.set(keyHash, entry);
+      return entry;
+    }
+  }
   return {
     async verify(rawKey: string | undefined): Promise<SdkAuth> {
       if (!rawKey || !API_KEY_RE.test(rawKey)) throw new AppError('AUTH_FAILED');
       const keyHash = sha256(rawKey);
       const t = now();
-      let cached = cache.get(keyHash);
-      if (!cached || t - cached.loadedAt > opts.cacheTtlMs) {
-        cached = { key: await load(keyHash), loadedAt: t };
-        if (cache.size > 50_000) cache.clear();
-        cache.set(keyHash, cached);
-      }
+      let cached = cache.get(keyHash) ?? negative.get(keyHash);
+      if (!cached || t - cached.loadedAt > opts.cacheTtlMs) cached = await loadFresh(keyHash, t);
       const key = cached.key;
       if (!key || key.revoked || (key.expiresAt !== null && key.expiresAt <= t))
         throw new AppError('AUTH_FAILED');
@@ -74,7 +99,8 @@ export function createApiKeyVerifier(opts: {
     },
     /** Evicts a key on this instance at once and on every other one through the bus. */
     async invalidate(keyHash: string): Promise<void> {
-      cache.delete(keyHash);
+      evict(keyHash);
+      negative.delete(keyHash);
       await opts.bus.publish(API_KEY_CHANNEL, keyHash);
     },
     async flushLastUsed(): Promise<void> {
