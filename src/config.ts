@@ -3,7 +3,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 
-/** The only reader of process.env. Every variable is optional (DECISIONS §11). */
+/**
+ * The only reader of process.env. Every variable is optional (DECISIONS §11), and secrets have
+ * no length rules: short ones are accepted with a startup warning (`Config.warnings`).
+ */
 
 const limit = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 
@@ -13,11 +16,11 @@ const envSchema = z.object({
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z.string().url().optional(),
   REDIS_URL: z.string().url().optional(),
-  JWT_SECRET: z.string().min(32).optional(),
-  ENCRYPTION_KEY: z.string().min(32).optional(),
+  JWT_SECRET: z.string().min(1).optional(),
+  ENCRYPTION_KEY: z.string().min(1).optional(),
   APP_URL: z.string().url().default('http://localhost:3000'),
   DEFAULT_PLAN: z.string().default('free'),
-  PLATFORM_ADMIN_TOKEN: z.string().min(16).optional(),
+  PLATFORM_ADMIN_TOKEN: z.string().min(1).optional(),
   RATE_LIMIT_GLOBAL: limit(100),
   RATE_LIMIT_AUTH: limit(10),
   RATE_LIMIT_REFRESH: limit(20),
@@ -93,7 +96,16 @@ export interface Config {
   apiKeyCacheTtlMs: number;
   /** Take the client IP from X-Forwarded-For (behind a reverse proxy). */
   trustProxy: boolean;
+  /** Accepted but unwise settings (short secrets), logged at warn level at startup. */
+  warnings: string[];
 }
+
+/** Recommended minimum lengths: shorter values are accepted with a warning. */
+export const RECOMMENDED_SECRET_LENGTH = {
+  JWT_SECRET: 32,
+  ENCRYPTION_KEY: 32,
+  PLATFORM_ADMIN_TOKEN: 16,
+} as const;
 
 export class ConfigError extends Error {}
 
@@ -106,6 +118,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   const dataDir = resolve(e.DATA_DIR);
   const secrets = resolveSecrets(e.DATABASE_URL, dataDir, e.JWT_SECRET, e.ENCRYPTION_KEY);
+  const warnings = secretWarnings({
+    JWT_SECRET: secrets.jwtSecret,
+    ENCRYPTION_KEY: secrets.encryptionKey,
+    PLATFORM_ADMIN_TOKEN: e.PLATFORM_ADMIN_TOKEN,
+  });
   return {
     port: e.PORT,
     host: e.HOST,
@@ -141,7 +158,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisPrefix: e.REDIS_PREFIX,
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     trustProxy: e.TRUST_PROXY === 'true',
+    warnings,
   };
+}
+
+function secretWarnings(
+  values: Record<keyof typeof RECOMMENDED_SECRET_LENGTH, string | undefined>,
+): string[] {
+  const warnings: string[] = [];
+  for (const [name, min] of Object.entries(RECOMMENDED_SECRET_LENGTH)) {
+    const value = values[name as keyof typeof RECOMMENDED_SECRET_LENGTH];
+    if (value !== undefined && value.length < min) {
+      warnings.push(`${name} is ${value.length} characters; ${min} or more are recommended`);
+    }
+  }
+  return warnings;
 }
 
 function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
@@ -164,7 +195,7 @@ function resolveSecrets(
   if (jwtSecret && encryptionKey) return { jwtSecret, encryptionKey };
   if (databaseUrl) {
     throw new ConfigError(
-      'JWT_SECRET and ENCRYPTION_KEY (32+ characters each) are required with DATABASE_URL',
+      'JWT_SECRET and ENCRYPTION_KEY are required with DATABASE_URL (32+ characters each recommended)',
     );
   }
   mkdirSync(dataDir, { recursive: true });

@@ -11,6 +11,7 @@ const config = loadConfig();
 const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: `${config.dataDir}/pg` });
 const deps = createDeps(config, database);
 const { log } = deps;
+for (const warning of config.warnings) log.warn(warning);
 
 const applied = await migrate(database);
 if (applied.length) log.info({ applied }, 'migrations applied');

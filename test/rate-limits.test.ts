@@ -149,6 +149,69 @@ describe('scope details', () => {
   });
 });
 
+describe('auth and refresh routes also count in the global scope', () => {
+  it('takes one of each budget per request; the auth scope refuses first when it is tighter', async () => {
+    nextWindow();
+    const allowed = await hit(t, 'POST', '/api/test/auth', {}, LIMITS.auth);
+    expect(allowed.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    // the headers show the tighter scope: auth (3) over global (5)
+    expect(allowed.map((r) => r.headers['ratelimit-limit'])).toEqual(['3', '3', '3']);
+    expect(allowed.map((r) => r.headers['ratelimit-remaining'])).toEqual(['2', '1', '0']);
+    const [refused] = await hit(t, 'POST', '/api/test/auth');
+    expectError(refused!, 429, 'RATE_LIMITED');
+    expect(refused!.headers['ratelimit-limit']).toBe('3');
+    expect(refused!.headers['retry-after']).toBe('50');
+    // the four auth requests took four of the five global requests
+    const [global] = await hit(t, 'GET', '/api/test/global');
+    expect(global!.statusCode).toBe(200);
+    expect(global!.headers['ratelimit-limit']).toBe('5');
+    expect(global!.headers['ratelimit-remaining']).toBe('0');
+    expectError((await hit(t, 'GET', '/api/test/global'))[0]!, 429, 'RATE_LIMITED');
+  });
+
+  it('shows whichever scope has fewer requests left, and refuses from global once it is spent', async () => {
+    nextWindow();
+    await hit(t, 'GET', '/api/test/global', {}, 3); // global: 2 left
+    const [a, b] = await hit(t, 'POST', '/api/test/auth', {}, 2); // auth 2, 1 left; global 1, 0 left
+    expect([a!.statusCode, b!.statusCode]).toEqual([200, 200]);
+    expect([a!.headers['ratelimit-limit'], a!.headers['ratelimit-remaining']]).toEqual(['5', '1']);
+    expect([b!.headers['ratelimit-limit'], b!.headers['ratelimit-remaining']]).toEqual(['5', '0']);
+    // auth still has one left, global none
+    const [refused] = await hit(t, 'POST', '/api/test/auth');
+    expectError(refused!, 429, 'RATE_LIMITED');
+    expect(refused!.headers['ratelimit-limit']).toBe('5');
+  });
+
+  it('with global 2 and auth 10, the 3rd auth (or refresh) call is refused by the global scope; health is not counted', async () => {
+    const tight = await createTestApp({
+      config: { rateLimits: { ...LIMITS, global: 2, auth: 10, refresh: 10 } },
+      beforeReady: testRoutes,
+    });
+    try {
+      for (const url of ['/api/test/auth', '/api/test/refresh']) {
+        nextWindow(tight);
+        // health polls never count, before or after
+        for (let i = 0; i < 3; i++) {
+          const health = await tight.inject({ method: 'GET', url: '/api/health' });
+          expect(health.headers['ratelimit-limit']).toBeUndefined();
+        }
+        const ok = await hit(tight, 'POST', url, {}, 2);
+        expect(ok.map((r) => r.statusCode)).toEqual([200, 200]);
+        expect(ok.map((r) => r.headers['ratelimit-limit'])).toEqual(['2', '2']);
+        expect(ok.map((r) => r.headers['ratelimit-remaining'])).toEqual(['1', '0']);
+        const [third] = await hit(tight, 'POST', url);
+        expectError(third!, 429, 'RATE_LIMITED');
+        expect(third!.headers['ratelimit-limit']).toBe('2');
+        expect(third!.headers['retry-after']).toBe('50');
+        expectError((await hit(tight, 'GET', '/api/test/global'))[0]!, 429, 'RATE_LIMITED');
+        expect((await tight.inject({ method: 'GET', url: '/api/health' })).statusCode).not.toBe(429);
+      }
+    } finally {
+      await tight.close();
+    }
+  });
+});
+
 describe.runIf(testRedisUrl())('with Redis', () => {
   it('two instances on one Redis share one budget', async () => {
     const other = await createTestApp({

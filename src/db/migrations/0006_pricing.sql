@@ -15,14 +15,14 @@ create unique index plans_name_key on plans (name);
 
 insert into plans (id, name, price_monthly, price_yearly, features, limits) values
   ('0190a000-0000-7000-8000-000000000001', 'free', 0, 0,
-   '{"flows": true, "surveys": true, "experiments": false, "ai": false, "journeys": false, "translations": false}',
-   '{"flows": 5, "activeUsers": 1000, "apiKeys": 2, "members": 3, "aiTokens": 0, "journeys": 0, "experiments": 0}'),
+   '{"flows": true, "surveys": true, "experiments": false, "ai": false, "journeys": false, "translations": true}',
+   '{"flows": 50, "activeUsers": 2500, "apiKeys": 10, "members": 10, "aiTokens": 0, "journeys": 0, "experiments": 0}'),
   ('0190a000-0000-7000-8000-000000000002', 'starter', 29, 290,
    '{"flows": true, "surveys": true, "experiments": false, "ai": true, "journeys": true, "translations": true}',
-   '{"flows": 25, "activeUsers": 10000, "apiKeys": 5, "members": 10, "aiTokens": 100000, "journeys": 5, "experiments": 0}'),
+   '{"flows": 200, "activeUsers": 10000, "apiKeys": 20, "members": 25, "aiTokens": 100000, "journeys": 10, "experiments": 0}'),
   ('0190a000-0000-7000-8000-000000000003', 'growth', 99, 990,
    '{"flows": true, "surveys": true, "experiments": true, "ai": true, "journeys": true, "translations": true}',
-   '{"flows": 100, "activeUsers": 50000, "apiKeys": 20, "members": 25, "aiTokens": 1000000, "journeys": 25, "experiments": 10}'),
+   '{"flows": 1000, "activeUsers": 50000, "apiKeys": 50, "members": 100, "aiTokens": 1000000, "journeys": 50, "experiments": 25}'),
   ('0190a000-0000-7000-8000-000000000004', 'enterprise', 499, 4990,
    '{"flows": true, "surveys": true, "experiments": true, "ai": true, "journeys": true, "translations": true}',
    '{"flows": null, "activeUsers": null, "apiKeys": null, "members": null, "aiTokens": null, "journeys": null, "experiments": null}');

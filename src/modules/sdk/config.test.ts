@@ -30,11 +30,13 @@ describe('GET /api/sdk/config', () => {
     await dashboard(t, tenant, 'POST', '/api/translations/locales', {
       code: 'fr',
       name: 'Français',
+      isDefault: false,
       isRtl: false,
     });
     await dashboard(t, tenant, 'POST', '/api/translations/locales', {
       code: 'ar',
       name: 'العربية',
+      isDefault: false,
       isRtl: true,
     });
     const res = await config();
@@ -109,11 +111,15 @@ describe('GET /api/sdk/config', () => {
     const en = await dashboard(t, tenant, 'POST', '/api/translations/locales', {
       code: 'en',
       name: 'English',
+      isDefault: false,
+      isRtl: false,
     });
     expect((await config()).json().data).toMatchObject({ defaultLocale: 'en' });
     const de = await dashboard(t, tenant, 'POST', '/api/translations/locales', {
       code: 'de',
       name: 'Deutsch',
+      isDefault: false,
+      isRtl: false,
     });
     await dashboard(t, tenant, 'PUT', `/api/translations/locales/${de.id}`, { isDefault: true });
     const data = (await config()).json().data;

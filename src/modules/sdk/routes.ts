@@ -70,20 +70,15 @@ export const sdkRoutes: FastifyPluginAsyncZod = async (app) => {
         security,
         summary: 'Create or update an end user (traits merge shallowly); links an anonymousId',
         description:
-          '201 when the end user was created, 200 when it existed (or an anonymous visitor was adopted). Records an IDENTIFY event; its correlationId is sent as X-Correlation-Id.',
+          'An upsert: 200 whether the end user was created or updated (or an anonymous visitor was adopted). Records an IDENTIFY event; its correlationId is sent as X-Correlation-Id.',
         body: identifyBody,
-        response: { 200: identifyResponse, 201: identifyResponse, ...errors(400, 401, 413, 429) },
+        response: { 200: identifyResponse, ...errors(400, 401, 413, 429) },
       },
     },
     async (request, reply) => {
       const sdk = request.sdk!;
       const nowMs = deps.clock();
-      const { id, created } = await identifyEndUser(
-        deps.database.db,
-        sdk.tenantId,
-        request.body,
-        new Date(nowMs),
-      );
+      const { id } = await identifyEndUser(deps.database.db, sdk.tenantId, request.body, new Date(nowMs));
       const { userId, anonymousId, traits } = request.body;
       const event: StoredEvent = {
         id: newId(),
@@ -98,7 +93,7 @@ export const sdkRoutes: FastifyPluginAsyncZod = async (app) => {
       request.correlationId = correlationId;
       await stored;
       reply.header('X-Correlation-Id', correlationId);
-      return reply.code(created ? 201 : 200).send({ data: { id } });
+      return reply.code(200).send({ data: { id } });
     },
   );
 

@@ -375,9 +375,11 @@ describe('POST /api/sdk/session', () => {
       code: 'en',
       name: 'English',
       isDefault: true,
+      isRtl: false,
     });
-    await dashboard(t, tenant, 'POST', '/api/translations/locales', { code: 'fr', name: 'Français' });
-    await dashboard(t, tenant, 'POST', '/api/translations/locales', { code: 'fr-CA', name: 'Français (CA)' });
+    const locale = (code: string, name: string) => ({ code, name, isDefault: false, isRtl: false });
+    await dashboard(t, tenant, 'POST', '/api/translations/locales', locale('fr', 'Français'));
+    await dashboard(t, tenant, 'POST', '/api/translations/locales', locale('fr-CA', 'Français (CA)'));
     const flowId = await publishedFlow(t, tenant, {
       name: 'Tour',
       steps: [
@@ -670,7 +672,7 @@ describe('POST /api/sdk/session', () => {
       expect.arrayContaining(['200', '304', '401']),
     );
     expect(Object.keys(paths['/api/sdk/identify']?.post?.responses ?? {})).toEqual(
-      expect.arrayContaining(['200', '201', '400', '401']),
+      expect.arrayContaining(['200', '400', '401']),
     );
     expect(Object.keys(paths['/api/sdk/session']?.post?.responses ?? {})).toEqual(
       expect.arrayContaining(['201', '400', '401']),

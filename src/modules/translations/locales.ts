@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, ne, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '../../db/client.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 import { type Locale, locales, translations } from '../../db/schema/index.js';
@@ -84,7 +84,7 @@ export async function createLocale(ctx: ServiceCtx, input: CreateLocaleInput): P
           code: input.code,
           name: input.name,
           isDefault,
-          isRtl: input.isRtl ?? false,
+          isRtl: input.isRtl,
         })
         .returning(localeColumns);
       await audit(ctx, tx, {
@@ -146,8 +146,8 @@ export async function updateLocale(ctx: ServiceCtx, id: string, input: UpdateLoc
 
 /**
  * Hard delete. Refused with 409 LOCALE_IN_USE while translations use the locale, unless `force`
- * (then they go in the same transaction). The default locale can be deleted only when it is
- * the tenant's last one (409 INVALID_STATE_TRANSITION otherwise).
+ * (then they go in the same transaction). Deleting the default locale makes the oldest remaining
+ * locale (createdAt, then code) the default in the same transaction.
  */
 export async function deleteLocale(ctx: ServiceCtx, id: string, force: boolean): Promise<void> {
   if (!isUuid(id)) throw notFound('Locale');
@@ -163,19 +163,6 @@ export async function deleteLocale(ctx: ServiceCtx, id: string, force: boolean):
         .for('update')
         .limit(1);
       if (!current) throw notFound('Locale');
-      if (current.isDefault) {
-        const [others] = await tx
-          .select({ n: count() })
-          .from(locales)
-          .where(and(eq(locales.tenantId, ctx.tenantId), ne(locales.id, id)));
-        if ((others?.n ?? 0) > 0) {
-          throw new AppError(
-            'INVALID_STATE_TRANSITION',
-            'The default locale cannot be deleted while other locales exist: make another locale the default first',
-            { from: 'DEFAULT', action: 'delete' },
-          );
-        }
-      }
       const [used] = await tx
         .select({ n: count() })
         .from(translations)
@@ -194,6 +181,7 @@ export async function deleteLocale(ctx: ServiceCtx, id: string, force: boolean):
         entityId: id,
         metadata: { code: current.code, force, translationsDeleted: force ? inUse : 0 },
       });
+      if (current.isDefault) await promoteOldestToDefault(ctx, tx);
     });
   } catch (err) {
     // a translation written between the check and the delete (backstop; the row lock prevents it)
@@ -208,6 +196,27 @@ const localeInUse = (n: number | null) =>
     'Locale still has translations: delete them first or pass force=true',
     n === null ? undefined : { translations: n },
   );
+
+/** After the default was deleted: the oldest remaining locale (createdAt, then code), if any, becomes the default. */
+async function promoteOldestToDefault(ctx: ServiceCtx, tx: Transaction): Promise<void> {
+  const [next] = await tx
+    .select({ id: locales.id, code: locales.code })
+    .from(locales)
+    .where(eq(locales.tenantId, ctx.tenantId))
+    .orderBy(asc(locales.createdAt), asc(locales.code))
+    .limit(1);
+  if (!next) return;
+  await tx
+    .update(locales)
+    .set({ isDefault: true, updatedAt: sql`now()` })
+    .where(and(eq(locales.tenantId, ctx.tenantId), eq(locales.id, next.id)));
+  await audit(ctx, tx, {
+    action: 'LOCALE_UPDATED',
+    entityType: 'locale',
+    entityId: next.id,
+    metadata: { code: next.code, changes: { isDefault: true }, reason: 'default locale deleted' },
+  });
+}
 
 async function unsetDefault(tx: Transaction, tenantId: string): Promise<void> {
   await tx

@@ -107,7 +107,8 @@ export const translationRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         description:
-          "The tenant's first locale becomes its default. `isDefault: true` unsets the previous default. " +
+          "`isDefault` and `isRtl` are required. The tenant's first locale becomes its default even with " +
+          '`isDefault: false`. `isDefault: true` unsets the previous default. ' +
           'A code the tenant already has (case-insensitive) → 400 at `code`.',
         body: createLocaleBody,
         response: { 201: localeResponse, ...errors(400, 401, 403) },
@@ -160,7 +161,7 @@ export const translationRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         description:
           '409 LOCALE_IN_USE while translations use the locale, unless `force=true` (they are deleted too). ' +
-          'The default locale can only be deleted when it is the last one (409 INVALID_STATE_TRANSITION).',
+          'Deleting the default locale makes the oldest remaining locale (createdAt, then code) the default.',
         params: idParams,
         querystring: deleteLocaleQuery,
         response: { 204: emptyResponse, ...errors(400, 401, 403, 404, 409) },

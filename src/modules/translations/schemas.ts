@@ -36,15 +36,23 @@ export function canonicalLocaleCase(code: string): string {
     .join('-');
 }
 
+/** `_` is accepted as a subtag separator (`en_US`, as POSIX locales write it) and stored as `-`. */
 export const localeCodeInput = z
   .string()
   .trim()
   .min(2)
   .max(10)
-  .regex(LOCALE_TAG, 'must be a BCP 47 language tag such as en or pt-BR')
-  .refine(isWellFormedTag, 'must be a well-formed BCP 47 language tag')
+  .transform((code) => code.replaceAll('_', '-'))
+  .pipe(
+    z
+      .string()
+      .regex(LOCALE_TAG, 'must be a BCP 47 language tag such as en or pt-BR')
+      .refine(isWellFormedTag, 'must be a well-formed BCP 47 language tag'),
+  )
   .transform(canonicalLocaleCase)
-  .describe('BCP 47 language tag, 2 to 10 characters; stored in canonical casing (pt-br → pt-BR)');
+  .describe(
+    'BCP 47 language tag, 2 to 10 characters; `_` is accepted as a separator and stored as `-`; stored in canonical casing (pt-br → pt-BR, en_US → en-US)',
+  );
 
 // --- records ------------------------------------------------------------------------------
 
@@ -121,11 +129,12 @@ export const bulkTranslationsBody = z.object({
 
 export const statusQuery = z.object({ contentType: contentType.optional() });
 
+/** `isDefault` and `isRtl` are required (spec). A tenant's first locale is the default whatever `isDefault` says. */
 export const createLocaleBody = z.object({
   code: localeCodeInput,
   name: z.string().trim().min(1).max(100),
-  isDefault: z.boolean().optional(),
-  isRtl: z.boolean().optional(),
+  isDefault: z.boolean(),
+  isRtl: z.boolean(),
 });
 
 /** The code never changes: a `code` in the body is stripped like any unknown field. */

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
@@ -44,8 +44,13 @@ interface TranslationBody {
 const req = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, headers: Headers, payload?: unknown) =>
   t.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
 
+/** `isDefault` and `isRtl` are required: false unless the test says otherwise. */
 async function addLocale(headers: Headers, body: Record<string, unknown>): Promise<LocaleBody> {
-  const res = await req('POST', '/api/translations/locales', headers, body);
+  const res = await req('POST', '/api/translations/locales', headers, {
+    isDefault: false,
+    isRtl: false,
+    ...body,
+  });
   expect(res.statusCode, res.body).toBe(201);
   return res.json().data;
 }
@@ -126,16 +131,25 @@ describe('locales', () => {
     for (const code of [
       'e',
       'en-US-POSIX',
-      'en_US',
+      'en_US_POSIX',
       '12',
       'en--US',
+      'en__US',
+      'en_-US',
       'english',
       'en-',
+      'en_',
+      '_en',
       'de-DE-x',
       'en-US-xx',
     ]) {
       const err = expectError(
-        await req('POST', '/api/translations/locales', owner.headers, { code, name: 'X' }),
+        await req('POST', '/api/translations/locales', owner.headers, {
+          code,
+          name: 'X',
+          isDefault: false,
+          isRtl: false,
+        }),
         400,
         'VALIDATION_ERROR',
       );
@@ -146,6 +160,7 @@ describe('locales', () => {
         code: 'en',
         name: '',
         isDefault: 'yes',
+        isRtl: false,
       }),
       400,
       'VALIDATION_ERROR',
@@ -156,16 +171,64 @@ describe('locales', () => {
         await req('POST', '/api/translations/locales', owner.headers, {
           code: 'es-419',
           name: 'Español (LatAm)',
+          isDefault: false,
+          isRtl: false,
         })
       ).statusCode,
     ).toBe(201);
+  });
+
+  it('requires isDefault and isRtl as booleans on create (400 at each missing path)', async () => {
+    const { owner } = await createTenant(t);
+    const post = (body: Record<string, unknown>) =>
+      req('POST', '/api/translations/locales', owner.headers, { code: 'en', name: 'English', ...body });
+    const paths = async (body: Record<string, unknown>) =>
+      (expectError(await post(body), 400, 'VALIDATION_ERROR').details as { path: string }[])
+        .map((d) => d.path)
+        .sort();
+    expect(await paths({})).toEqual(['isDefault', 'isRtl']);
+    expect(await paths({ isRtl: false })).toEqual(['isDefault']);
+    expect(await paths({ isDefault: true })).toEqual(['isRtl']);
+    expect(await paths({ isDefault: null, isRtl: 'false' })).toEqual(['isDefault', 'isRtl']);
+    expect((await req('GET', '/api/translations/locales', owner.headers)).json().data).toEqual([]);
+    expect((await post({ isDefault: true, isRtl: false })).statusCode).toBe(201);
+  });
+
+  it('accepts _ as a separator and stores it as - (en_US → en-US)', async () => {
+    const { owner } = await createTenant(t);
+    const h = owner.headers;
+    expect(await addLocale(h, { code: 'en_US', name: 'English (US)' })).toMatchObject({ code: 'en-US' });
+    expect(await addLocale(h, { code: 'zh_hant_TW', name: 'Chinese (Taiwan)' })).toMatchObject({
+      code: 'zh-Hant-TW',
+    });
+    expect(await addLocale(h, { code: 'pt_br', name: 'Português' })).toMatchObject({ code: 'pt-BR' });
+    // the same locale under either separator is a duplicate
+    const err = expectError(
+      await req('POST', '/api/translations/locales', h, {
+        code: 'en-us',
+        name: 'Again',
+        isDefault: false,
+        isRtl: false,
+      }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expect(err.details).toEqual([{ path: 'code', message: 'locale already exists' }]);
+    expect(
+      (await req('GET', '/api/translations/locales', h)).json().data.map((l: LocaleBody) => l.code),
+    ).toEqual(['en-US', 'pt-BR', 'zh-Hant-TW']);
   });
 
   it('refuses a code the tenant already has, case-insensitively, with 400 at code', async () => {
     const { owner } = await createTenant(t);
     await addLocale(owner.headers, { code: 'pt-BR', name: 'Português' });
     const err = expectError(
-      await req('POST', '/api/translations/locales', owner.headers, { code: 'pt-br', name: 'Again' }),
+      await req('POST', '/api/translations/locales', owner.headers, {
+        code: 'pt-br',
+        name: 'Again',
+        isDefault: false,
+        isRtl: false,
+      }),
       400,
       'VALIDATION_ERROR',
     );
@@ -229,8 +292,18 @@ describe('locales', () => {
     // two first locales at once: one of them becomes the default
     const fresh = await createTenant(t);
     const [a, b] = await Promise.all([
-      req('POST', '/api/translations/locales', fresh.owner.headers, { code: 'en', name: 'English' }),
-      req('POST', '/api/translations/locales', fresh.owner.headers, { code: 'fr', name: 'French' }),
+      req('POST', '/api/translations/locales', fresh.owner.headers, {
+        code: 'en',
+        name: 'English',
+        isDefault: false,
+        isRtl: false,
+      }),
+      req('POST', '/api/translations/locales', fresh.owner.headers, {
+        code: 'fr',
+        name: 'French',
+        isDefault: false,
+        isRtl: false,
+      }),
     ]);
     expect([a.statusCode, b.statusCode]).toEqual([201, 201]);
     expect(await defaults(fresh.tenantId)).toHaveLength(1);
@@ -238,8 +311,18 @@ describe('locales', () => {
     // two creates asking to be the default
     const { tenant, h, fr, de } = await tenantWithLocales();
     const creates = await Promise.all([
-      req('POST', '/api/translations/locales', h, { code: 'es', name: 'Español', isDefault: true }),
-      req('POST', '/api/translations/locales', h, { code: 'it', name: 'Italiano', isDefault: true }),
+      req('POST', '/api/translations/locales', h, {
+        code: 'es',
+        name: 'Español',
+        isDefault: true,
+        isRtl: false,
+      }),
+      req('POST', '/api/translations/locales', h, {
+        code: 'it',
+        name: 'Italiano',
+        isDefault: true,
+        isRtl: false,
+      }),
     ]);
     expect(creates.map((r) => r.statusCode)).toEqual([201, 201]);
     expect(await defaults(tenant.tenantId)).toHaveLength(1);
@@ -291,18 +374,56 @@ describe('locales', () => {
     expectError(await req('DELETE', `/api/translations/locales/${de.id}`, h), 404, 'NOT_FOUND');
   });
 
-  it('deletes the default locale only when it is the last one', async () => {
-    const { h, en, fr, de } = await tenantWithLocales();
-    const err = expectError(
-      await req('DELETE', `/api/translations/locales/${en.id}?force=true`, h),
-      409,
-      'INVALID_STATE_TRANSITION',
-    );
-    expect(err.details).toEqual({ from: 'DEFAULT', action: 'delete' });
-    for (const l of [fr, de])
-      expect((await req('DELETE', `/api/translations/locales/${l.id}`, h)).statusCode).toBe(204);
-    expect((await req('DELETE', `/api/translations/locales/${en.id}`, h)).statusCode).toBe(204);
+  it('deletes the default locale: the oldest remaining locale becomes the default', async () => {
+    const { tenant, h, en, fr, de } = await tenantWithLocales();
+    const gone = await req('DELETE', `/api/translations/locales/${en.id}`, h);
+    expect(gone.statusCode).toBe(204);
+    expect(gone.body).toBe('');
+    // fr was created before de
+    expect((await defaults(tenant.tenantId)).map((l) => l.id)).toEqual([fr.id]);
+    const list = (await req('GET', '/api/translations/locales', h)).json().data as LocaleBody[];
+    expect(list.map((l) => [l.code, l.isDefault])).toEqual([
+      ['fr', true],
+      ['de', false],
+    ]);
+    const promoted = await t.deps.database.db
+      .select()
+      .from(auditLogs)
+      .where(
+        and(
+          eq(auditLogs.tenantId, tenant.tenantId),
+          eq(auditLogs.action, 'LOCALE_UPDATED'),
+          eq(auditLogs.entityId, fr.id),
+        ),
+      );
+    expect(promoted).toHaveLength(1);
+    expect(promoted[0]!.metadata).toMatchObject({ code: 'fr', changes: { isDefault: true } });
+    // then de, the last one, and finally none
+    expect((await req('DELETE', `/api/translations/locales/${fr.id}`, h)).statusCode).toBe(204);
+    expect((await defaults(tenant.tenantId)).map((l) => l.id)).toEqual([de.id]);
+    expect((await req('DELETE', `/api/translations/locales/${de.id}`, h)).statusCode).toBe(204);
     expect((await req('GET', '/api/translations/locales', h)).json().data).toEqual([]);
+  });
+
+  it('promotes by createdAt, then code, and keeps LOCALE_IN_USE for a default with translations', async () => {
+    const { tenant, h, en } = await tenantWithLocales();
+    const nl = await addLocale(h, { code: 'nl', name: 'Nederlands' });
+    const it_ = await addLocale(h, { code: 'it', name: 'Italiano' });
+    // fr and de made younger than nl and it, which share one createdAt: `it` wins on code
+    await t.deps.database.db.execute(sql`
+      update locales set created_at = case when code in ('nl', 'it') then now() - interval '1 day' else now() end
+      where tenant_id = ${tenant.tenantId} and not is_default`);
+    await upsert(h, tr({ localeCode: 'en' }));
+    const refused = expectError(
+      await req('DELETE', `/api/translations/locales/${en.id}`, h),
+      409,
+      'LOCALE_IN_USE',
+    );
+    expect(refused.details).toEqual({ translations: 1 });
+    expect((await defaults(tenant.tenantId)).map((l) => l.id)).toEqual([en.id]);
+    expect((await req('DELETE', `/api/translations/locales/${en.id}?force=true`, h)).statusCode).toBe(204);
+    expect((await defaults(tenant.tenantId)).map((l) => l.id)).toEqual([it_.id]);
+    void nl;
   });
 
   it('publishes tenant-config after every locale change and writes audit rows', async () => {
@@ -804,7 +925,11 @@ describe('roles and tenants', () => {
       ['POST', '/api/translations', tr({ fieldName: 'byEditor' })],
       ['POST', '/api/translations/bulk', { translations: [tr({ fieldName: 'bulkByEditor' })] }],
       ['PUT', `/api/translations/${a.id}`, { value: 'edited' }],
-      ['POST', '/api/translations/locales', { code: 'nl', name: 'Nederlands' }],
+      [
+        'POST',
+        '/api/translations/locales',
+        { code: 'nl', name: 'Nederlands', isDefault: false, isRtl: false },
+      ],
       ['PUT', `/api/translations/locales/${fr.id}`, { name: 'French' }],
     ];
     for (const [method, url, body] of writes) {

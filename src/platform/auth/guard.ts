@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type {
   FastifyInstance,
   FastifyReply,
@@ -18,7 +18,8 @@ import type { SdkAuth } from './api-key-auth.js';
  *
  *   config: { auth: requireRole('EDITOR') }      dashboard, JWT session, at least EDITOR
  *   config: { auth: API_KEY }                     SDK, API key, limited per key
- *   config: { auth: publicRoute('auth') }         no auth, counted in the `auth` rate scope
+ *   config: { auth: publicRoute('auth') }         no auth, counted in the `auth` and `global` rate scopes
+ *   config: { auth: publicRoute('none') }         no auth, not rate limited (health)
  *   config: { auth: platformAdmin('write') }      platform admin token
  */
 export type AuthPolicy =
@@ -123,11 +124,16 @@ function prepend(route: RouteOptions, name: 'onRequest' | 'preValidation', hooks
   route[name] = [...(Array.isArray(hooks) ? hooks : [hooks]), ...list] as onRequestHookHandler[];
 }
 
-const limitByIp =
-  (scope: RateScope): Hook =>
-  async (request, reply) => {
-    await request.server.deps.rateLimiter.consume(scope, request.ip, reply);
+/**
+ * Per-IP limits. The global scope covers all routes (spec: "Global, all routes"), so a route in
+ * the auth or refresh scope counts in both; the headers show the tighter of the two.
+ */
+const limitByIp = (scope: 'global' | 'auth' | 'refresh'): Hook => {
+  const scopes: RateScope[] = scope === 'global' ? ['global'] : [scope, 'global'];
+  return async (request, reply) => {
+    await request.server.deps.rateLimiter.consumeAll(scopes, request.ip, reply);
   };
+};
 
 export function readSessionToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
