@@ -193,7 +193,6 @@ describe('loadConfig', () => {
     ['BODY_LIMIT_BYTES', '0'],
     ['ROLE', 'both'],
     ['API_KEY_CACHE_TTL_MS', '5001'],
-    ['TRUST_PROXY', '1'],
   ])('refuses %s=%s with a ConfigError naming the variable', (name, value) => {
     const message = configError(base({ [name]: value }));
     expect(message).toContain(name);
@@ -258,5 +257,20 @@ describe('secret lengths: accepted, with warnings', () => {
     const tokens = createTokenService(jwtSecret, 60);
     const claims = { userId: 'u', tenantId: 't', sessionId: 's' };
     expect(await tokens.verifyAccess(await tokens.signAccess(claims))).toEqual(claims);
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  it('is off by default, trusts every hop with true, or names the proxies', () => {
+    const base = {
+      JWT_SECRET: 'x'.repeat(32),
+      ENCRYPTION_KEY: 'y'.repeat(32),
+      DATABASE_URL: 'postgres://h/db',
+    };
+    expect(loadConfig(base).trustProxy).toBe(false);
+    expect(loadConfig({ ...base, TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/8,127.0.0.1' }).trustProxy).toBe(
+      '10.0.0.0/8,127.0.0.1',
+    );
   });
 });

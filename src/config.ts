@@ -55,7 +55,7 @@ const envSchema = z.object({
   ROLE: z.enum(['all', 'web', 'worker']).default('all'),
   REDIS_PREFIX: z.string().default('guidance:'),
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(4000),
-  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  TRUST_PROXY: z.string().default('false'),
 });
 
 export interface RateLimits {
@@ -95,7 +95,7 @@ export interface Config {
   /** How long a verified API key is trusted without a database read; revocation elsewhere is seen within it. */
   apiKeyCacheTtlMs: number;
   /** Take the client IP from X-Forwarded-For (behind a reverse proxy). */
-  trustProxy: boolean;
+  trustProxy: boolean | string;
   /** Accepted but unwise settings (short secrets), logged at warn level at startup. */
   warnings: string[];
 }
@@ -157,7 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     role: e.ROLE,
     redisPrefix: e.REDIS_PREFIX,
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
-    trustProxy: e.TRUST_PROXY === 'true',
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
     warnings,
   };
 }
@@ -173,6 +173,17 @@ function secretWarnings(
     }
   }
   return warnings;
+}
+
+/**
+ * `false` (default), or the proxies' addresses/CIDRs, comma-separated (`10.0.0.0/8,127.0.0.1`):
+ * X-Forwarded-For is then read only through those hops. `true` trusts every hop, which lets
+ * any client choose its own IP: use it only when the proxy overwrites that header.
+ */
+function parseTrustProxy(value: string): boolean | string {
+  if (value === 'false') return false;
+  if (value === 'true') return true;
+  return value;
 }
 
 function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {

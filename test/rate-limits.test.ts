@@ -129,9 +129,22 @@ describe('scope details', () => {
     );
   });
 
-  it('does not count unauthenticated SDK calls against a key', async () => {
+  it('counts failed API-key attempts against the caller IP, so keys cannot be guessed at will', async () => {
     nextWindow();
-    expectError((await hit(t, 'GET', '/api/test/sdk'))[0]!, 401, 'AUTH_FAILED');
+    const guess = { 'x-api-key': `wfx_${'c'.repeat(64)}` };
+    for (let i = 0; i < LIMITS.global; i++) {
+      expectError((await hit(t, 'GET', '/api/test/sdk', guess))[0]!, 401, 'AUTH_FAILED');
+    }
+    expectError((await hit(t, 'GET', '/api/test/sdk', guess))[0]!, 429, 'RATE_LIMITED');
+  });
+
+  it('counts wrong platform admin tokens against the caller IP', async () => {
+    nextWindow();
+    const wrong = { authorization: 'Bearer not-the-admin-token' };
+    for (let i = 0; i < LIMITS.adminCritical; i++) {
+      expectError((await hit(t, 'GET', '/api/test/admin-read', wrong))[0]!, 401, 'AUTH_INVALID_TOKEN');
+    }
+    expectError((await hit(t, 'GET', '/api/test/admin-read', wrong))[0]!, 429, 'RATE_LIMITED');
   });
 
   it('turns a scope off with limit 0', async () => {

@@ -66,3 +66,51 @@ describe('mailer without SMTP_URL', () => {
     expect(rows).toHaveLength(1);
   });
 });
+
+describe('mailer with SMTP_URL', () => {
+  it('redacts the secrets of a mail SMTP took in the outbox copy (only the recipient holds them)', async () => {
+    const { SMTPServer } = await import('smtp-server');
+    const received: string[] = [];
+    const server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      disableReverseLookup: true,
+      onData(stream, _session, callback) {
+        let data = '';
+        stream.on('data', (c) => {
+          data += c;
+        });
+        stream.on('end', () => {
+          received.push(data);
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.server.address() as { port: number }).port;
+    const { log } = capturingLogger();
+    const mailer = createMailer({
+      smtpUrl: `smtp://127.0.0.1:${port}`,
+      from: 't@example.com',
+      db: t.deps.database.db,
+      log,
+    });
+    try {
+      const to = `secret-${randomHex(4)}@example.com`;
+      const token = randomHex(16);
+      const status = await mailer.send({
+        to,
+        subject: 'Reset',
+        text: `Reset here: http://x/reset/${token}`,
+        secrets: [token],
+      });
+      expect(status).toBe('SENT');
+      expect(received.join('')).toContain(token);
+      const [row] = await t.deps.database.db.select().from(mailOutbox).where(eq(mailOutbox.recipient, to));
+      expect(row!.body).toBe('Reset here: http://x/reset/[redacted]');
+    } finally {
+      mailer.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});

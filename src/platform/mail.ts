@@ -11,6 +11,12 @@ export interface MailMessage {
   to: string;
   subject: string;
   text: string;
+  /**
+   * Values in `text` that grant access (invite and reset tokens). The outbox copy of a mail that
+   * went to SMTP shows them as `[redacted]`: only the recipient should hold them. Without SMTP
+   * the log and the outbox are the delivery, so they keep them.
+   */
+  secrets?: string[];
 }
 
 export interface Mailer {
@@ -56,7 +62,7 @@ export function createMailer(opts: {
         tenantId: message.tenantId ?? null,
         recipient: message.to,
         subject: message.subject,
-        body: message.text,
+        body: status === 'LOGGED' ? message.text : redact(message.text, message.secrets),
         status,
         error,
       });
@@ -67,3 +73,6 @@ export function createMailer(opts: {
     },
   };
 }
+
+const redact = (text: string, secrets: string[] = []): string =>
+  secrets.reduce((out, secret) => (secret ? out.split(secret).join('[redacted]') : out), text);

@@ -201,7 +201,7 @@ describe('GET /api/analytics/overview', () => {
       totalEvents: fixtureEvents,
       flowCompletions: 2,
       completionRate: 0.5,
-      dateRange: { startDate: '2026-03-10T00:00:00.000Z', endDate: '2026-03-12T23:59:59.999Z' },
+      dateRange: { startDate: '2026-03-10', endDate: '2026-03-12' },
     });
   });
 
@@ -222,24 +222,64 @@ describe('GET /api/analytics/overview', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data).toMatchObject({
       totalEvents: fixtureEvents - 8, // the eight events of the 10th are out
-      dateRange: { startDate: '2026-03-11T00:00:00.000Z', endDate: '2026-03-12T23:59:59.999Z' },
+      // echoed exactly as sent
+      dateRange: { startDate: '2026-03-10T23:30:00-01:00', endDate: '2026-03-12T08:00:00.000Z' },
     });
   });
 
-  it('defaults to the last 30 days ending today (UTC)', async () => {
+  it('defaults to all time: from 2000-01-01 to today (UTC), each open bound on its own', async () => {
     t.clock.set(Date.parse('2026-04-08T15:00:00.000Z'));
     try {
-      const res = await get('/api/analytics/overview');
-      expect(res.json().data.dateRange).toEqual({
-        startDate: '2026-03-10T00:00:00.000Z',
-        endDate: '2026-04-08T23:59:59.999Z',
+      const all = (await get('/api/analytics/overview')).json().data;
+      expect(all.dateRange).toEqual({ startDate: '2000-01-01', endDate: '2026-04-08' });
+      // every event of the fixture, February included; users counted once
+      expect(all).toMatchObject({ totalEvents: fixtureEvents + 9, activeUsers: 11, flowCompletions: 5 });
+      const onlyEnd = (await get('/api/analytics/overview?endDate=2026-03-11')).json().data;
+      expect(onlyEnd.dateRange).toEqual({ startDate: '2000-01-01', endDate: '2026-03-11' });
+      expect(onlyEnd.totalEvents).toBe(fixtureEvents - 9 + 3); // the 12th's nine out, February's three in
+      const onlyStart = (await get('/api/analytics/overview?startDate=2026-03-20T12:00:00Z')).json().data;
+      expect(onlyStart.dateRange).toEqual({ startDate: '2026-03-20T12:00:00Z', endDate: '2026-04-08' });
+      expect(onlyStart).toMatchObject({ totalEvents: 6, activeUsers: 4 });
+      // an open bound never makes the range invalid
+      const early = await get('/api/analytics/overview?endDate=1999-06-01');
+      expect(early.statusCode, early.body).toBe(200);
+      expect(early.json().data).toMatchObject({
+        totalEvents: 0,
+        dateRange: { startDate: '1999-06-01', endDate: '1999-06-01' },
       });
-      expect(res.json().data.totalEvents).toBe(fixtureEvents + 6);
-      const onlyEnd = await get('/api/analytics/overview?endDate=2026-03-11');
-      expect(onlyEnd.json().data.dateRange.startDate).toBe('2026-02-10T00:00:00.000Z');
+      const late = await get('/api/analytics/overview?startDate=2026-05-01');
+      expect(late.statusCode, late.body).toBe(200);
+      expect(late.json().data).toMatchObject({
+        totalEvents: 0,
+        dateRange: { startDate: '2026-05-01', endDate: '2026-05-01' },
+      });
+      const flow = (await get(`/api/analytics/flows/${flowId}`)).json().data;
+      expect(flow).toMatchObject({
+        totalStarts: 4,
+        completed: 5,
+        dateRange: { startDate: '2000-01-01', endDate: '2026-04-08' },
+      });
+      const heat = (await get(`/api/analytics/heatmaps?url=${encodeURIComponent(PAGE)}`)).json().data;
+      expect(heat).toMatchObject({
+        totalClicks: 7,
+        dateRange: { startDate: '2000-01-01', endDate: '2026-04-08' },
+      });
     } finally {
       t.clock.set(Date.now());
     }
+  });
+
+  it('takes ranges of any length', async () => {
+    const long = await get('/api/analytics/overview?startDate=1970-01-01&endDate=2199-12-31');
+    expect(long.statusCode, long.body).toBe(200);
+    expect(long.json().data).toMatchObject({
+      totalEvents: fixtureEvents + 9,
+      activeUsers: 11,
+      dateRange: { startDate: '1970-01-01', endDate: '2199-12-31' },
+    });
+    const flow = await get(`/api/analytics/flows/${flowId}?startDate=2000-01-01&endDate=2100-01-01`);
+    expect(flow.statusCode, flow.body).toBe(200);
+    expect(flow.json().data.stepDropOff.map((s: { reached: number }) => s.reached)).toEqual([7, 3, 4]);
   });
 
   it('validates the dates', async () => {
@@ -248,7 +288,8 @@ describe('GET /api/analytics/overview', () => {
       ['endDate=2026-13-01', 'query.endDate'],
       ['startDate=2026-02-30', 'query.startDate'],
       ['startDate=2026-03-12&endDate=2026-03-10', 'query.startDate'],
-      ['startDate=2025-01-01&endDate=2026-03-10', 'query.startDate'],
+      ['startDate=2026-03-12T00:00:00Z&endDate=2026-03-11T23:59:59Z', 'query.startDate'],
+      ['startDate=', 'query.startDate'],
     ];
     for (const [qs, path] of cases) {
       const error = expectError(await get(`/api/analytics/overview?${qs}`), 400, 'VALIDATION_ERROR');
@@ -257,8 +298,8 @@ describe('GET /api/analytics/overview', () => {
         qs,
       ).toEqual([path]);
     }
-    // 366 days is the longest range
-    expect((await get('/api/analytics/overview?startDate=2025-03-11&endDate=2026-03-11')).statusCode).toBe(
+    // the same day at both ends is one day
+    expect((await get('/api/analytics/overview?startDate=2026-03-11&endDate=2026-03-11')).statusCode).toBe(
       200,
     );
   });
@@ -301,7 +342,7 @@ describe('GET /api/analytics/flows/:flowId', () => {
         // last step: reached 2 − 1 user who completed
         { stepId: stepIds[2], stepOrder: 2, stepTitle: null, reached: 2, dropOffCount: 1, dropOffRate: 0.5 },
       ],
-      dateRange: { startDate: '2026-03-10T00:00:00.000Z', endDate: '2026-03-12T23:59:59.999Z' },
+      dateRange: { startDate: '2026-03-10', endDate: '2026-03-12' },
     });
   });
 
@@ -364,7 +405,7 @@ describe('GET /api/analytics/heatmaps', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data).toEqual({
       url: PAGE,
-      dateRange: { startDate: '2026-03-10T00:00:00.000Z', endDate: '2026-03-12T23:59:59.999Z' },
+      dateRange: { startDate: '2026-03-10', endDate: '2026-03-12' },
       totalClicks: 7,
       points: [
         { x: 10, y: 20, selector: '#save', count: 4, rageClicks: 1, deadClicks: 0 },

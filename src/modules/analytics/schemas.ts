@@ -1,20 +1,19 @@
 import { z } from 'zod';
-import { dataOf, timestamp, uuid } from '../../platform/http/schemas.js';
+import { dataOf, uuid } from '../../platform/http/schemas.js';
 
 /**
  * A bound of a date range: an ISO 8601 date (`2026-05-01`) or date-time with offset; analytics
- * counts whole UTC days, so a date-time selects the UTC day it falls on. Parsed to `YYYY-MM-DD`.
+ * counts whole UTC days, so a date-time selects the UTC day it falls on. Kept as sent: the
+ * response's `dateRange` echoes it.
  */
-const dateBound = z
-  .union([z.iso.date(), z.iso.datetime({ offset: true })], {
-    error: 'must be an ISO 8601 date (YYYY-MM-DD) or date-time',
-  })
-  .transform((s) => (s.length === 10 ? s : new Date(s).toISOString().slice(0, 10)));
+const dateBound = z.union([z.iso.date(), z.iso.datetime({ offset: true })], {
+  error: 'must be an ISO 8601 date (YYYY-MM-DD) or date-time',
+});
 
 export const rangeQuery = z.object({
   startDate: dateBound
     .optional()
-    .describe('first UTC day included (ISO date or date-time); default: 29 days before endDate'),
+    .describe('first UTC day included (ISO date or date-time); default: 2000-01-01 (all time)'),
   endDate: dateBound
     .optional()
     .describe('last UTC day included (ISO date or date-time); default: today (UTC)'),
@@ -34,10 +33,16 @@ export const flowParams = z.object({ flowId: z.string() });
 
 const dateRange = z
   .object({
-    startDate: timestamp.describe('start of the first UTC day counted'),
-    endDate: timestamp.describe('end of the last UTC day counted'),
+    startDate: z
+      .string()
+      .describe('the query’s startDate as sent; when absent, 2000-01-01 (or the end day if earlier)'),
+    endDate: z
+      .string()
+      .describe(
+        'the query’s endDate as sent; when absent, today UTC (or the start day if later), YYYY-MM-DD',
+      ),
   })
-  .describe('the range actually counted: whole UTC days');
+  .describe('the range counted: whole UTC days, both ends included');
 
 const rate = z.number().min(0).max(1);
 

@@ -5,7 +5,7 @@ import { flowSteps, flows } from '../../db/schema/index.js';
 import type { ServiceCtx } from '../../platform/context.js';
 import { contentNotFound, validationError } from '../../platform/errors.js';
 import { isUuid } from '../../platform/ids.js';
-import { ACTIVE_SCOPE, completedScope, type DayRange, heatmapUrl, MS_PER_DAY, stepScope } from './keys.js';
+import { ACTIVE_SCOPE, completedScope, type DayRange, heatmapUrl, stepScope } from './keys.js';
 import type { HeatmapQuery, RangeQuery } from './schemas.js';
 
 /**
@@ -14,34 +14,44 @@ import type { HeatmapQuery, RangeQuery } from './schemas.js';
  * not on the number of events or users; heatmaps on the distinct points of the page.
  */
 
-/** Default range: the last 30 UTC days, today included. Longer ranges than this are refused. */
-export const DEFAULT_RANGE_DAYS = 30;
-export const MAX_RANGE_DAYS = 366;
+/**
+ * Without startDate the range starts at ALL_TIME_START (the distinct-user rollups ignore earlier
+ * days); without endDate it ends today (UTC). A range of any length costs the same few queries:
+ * each sums per-day rollup rows in SQL, nothing here walks the days.
+ */
+export const ALL_TIME_START = '2000-01-01';
 export const MAX_HEATMAP_POINTS = 5_000;
 export const MAX_HEATMAP_ELEMENTS = 1_000;
 
-const dayMs = (day: string) => Date.parse(`${day}T00:00:00.000Z`);
 const dayString = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+/** The UTC day of a validated bound: a date as is, a date-time the UTC day it falls on. */
+const dayOfBound = (s: string) => (s.length === 10 ? s : dayString(Date.parse(s)));
 
-export function resolveRange(query: RangeQuery, now: number): DayRange {
-  const endDay = query.endDate ?? dayString(now);
-  const startDay = query.startDate ?? dayString(dayMs(endDay) - (DEFAULT_RANGE_DAYS - 1) * MS_PER_DAY);
-  const days = (dayMs(endDay) - dayMs(startDay)) / MS_PER_DAY + 1;
-  if (days < 1) {
-    throw validationError([{ path: 'query.startDate', message: 'startDate must not be after endDate' }]);
-  }
-  if (days > MAX_RANGE_DAYS) {
-    throw validationError([
-      { path: 'query.startDate', message: `the range may span at most ${MAX_RANGE_DAYS} days` },
-    ]);
-  }
-  return { startDay, endDay };
+/** The days counted, and the `dateRange` answered: the bounds as sent, else the defaulted day. */
+export interface ResolvedRange extends DayRange {
+  dateRange: { startDate: string; endDate: string };
 }
 
-const dateRangeOf = (r: DayRange) => ({
-  startDate: new Date(dayMs(r.startDay)),
-  endDate: new Date(dayMs(r.endDay) + MS_PER_DAY - 1),
-});
+/**
+ * Resolves the query's bounds to whole UTC days. Both sent with start after end: 400. A bound
+ * left open never makes the range invalid: it defaults to the other bound's day when that one
+ * lies beyond the default (an endDate before 2000, a startDate after today).
+ */
+export function resolveRange(query: RangeQuery, now: number): ResolvedRange {
+  const sentStart = query.startDate === undefined ? null : dayOfBound(query.startDate);
+  const sentEnd = query.endDate === undefined ? null : dayOfBound(query.endDate);
+  if (sentStart !== null && sentEnd !== null && sentStart > sentEnd) {
+    throw validationError([{ path: 'query.startDate', message: 'startDate must not be after endDate' }]);
+  }
+  const today = dayString(now);
+  const endDay = sentEnd ?? (sentStart !== null && sentStart > today ? sentStart : today);
+  const startDay = sentStart ?? (endDay < ALL_TIME_START ? endDay : ALL_TIME_START);
+  return {
+    startDay,
+    endDay,
+    dateRange: { startDate: query.startDate ?? startDay, endDate: query.endDate ?? endDay },
+  };
+}
 
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 const ratio = (part: number, whole: number) => (whole > 0 ? Math.min(1, part / whole) : 0);
@@ -95,7 +105,7 @@ export async function getOverview(ctx: ServiceCtx, query: RangeQuery, now: numbe
     totalEvents: num(events[0]?.n),
     flowCompletions: completions,
     completionRate: ratio(completions, starts),
-    dateRange: dateRangeOf(range),
+    dateRange: range.dateRange,
   };
 }
 
@@ -154,7 +164,7 @@ export async function getFlowAnalytics(ctx: ServiceCtx, flowId: string, query: R
     skipped: num(t?.skipped),
     completionRate: ratio(completed, totalStarts),
     stepDropOff,
-    dateRange: dateRangeOf(range),
+    dateRange: range.dateRange,
   };
 }
 
@@ -162,7 +172,7 @@ export async function getHeatmap(ctx: ServiceCtx, query: HeatmapQuery, now: numb
   const range = resolveRange(query, now);
   const { db, tenantId } = ctx;
   const url = heatmapUrl(query.url);
-  const base = { url: url ?? query.url, dateRange: dateRangeOf(range) };
+  const base = { url: url ?? query.url, dateRange: range.dateRange };
   if (url === null) return { ...base, totalClicks: 0, points: [], elements: [] };
   const params = [tenantId, url, range.startDay, range.endDay];
   const where = 'tenant_id = $1 and url_key = md5($2)::uuid and day between $3::date and $4::date';

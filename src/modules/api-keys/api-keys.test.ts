@@ -252,18 +252,51 @@ describe('SDK authentication', () => {
     expect(del.statusCode).toBe(204);
     expect(del.body).toBe('');
     expectError(await sdkConfig({ 'x-api-key': data.key }), 401, 'AUTH_FAILED');
-    const got = await t.inject({
-      method: 'GET',
-      url: `/api/tenants/api-keys/${data.id}`,
-      headers: acme.owner.headers,
-    });
-    expect(got.json().data.revokedAt).not.toBeNull();
-    const list = await t.inject({
-      method: 'GET',
-      url: '/api/tenants/api-keys?limit=100',
-      headers: acme.owner.headers,
-    });
-    expect(list.json().data.map((k: { id: string }) => k.id)).not.toContain(data.id);
+  });
+
+  it('hides a revoked key from the API like a hard delete, keeping its row', async () => {
+    const { data } = await createKey(acme, { name: 'Gone' });
+    await sdkConfig({ 'x-api-key': data.key });
+    await t.deps.apiKeys.flushLastUsed();
+    const listed = async (query = '') => {
+      const res = await t.inject({
+        method: 'GET',
+        url: `/api/tenants/api-keys?limit=100${query}`,
+        headers: acme.owner.headers,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const body = res.json() as { data: { id: string; revokedAt: unknown }[]; meta: { total: number } };
+      expect(body.data.every((k) => k.revokedAt === null)).toBe(true);
+      return body;
+    };
+    const before = await listed();
+    expect(before.data.map((k) => k.id)).toContain(data.id);
+    const del = () =>
+      t.inject({ method: 'DELETE', url: `/api/tenants/api-keys/${data.id}`, headers: acme.owner.headers });
+    expect((await del()).statusCode).toBe(204);
+
+    expectError(
+      await t.inject({
+        method: 'GET',
+        url: `/api/tenants/api-keys/${data.id}`,
+        headers: acme.owner.headers,
+      }),
+      404,
+      'NOT_FOUND',
+    );
+    expectError(await del(), 404, 'NOT_FOUND');
+    for (const query of ['', '&includeRevoked=true']) {
+      const after = await listed(query);
+      expect(
+        after.data.map((k) => k.id),
+        query,
+      ).not.toContain(data.id);
+      expect(after.meta.total, query).toBe(before.meta.total - 1);
+    }
+    // the row stays for the audit trail, with its revocation time and last use
+    const [row] = await t.deps.database.db.select().from(apiKeys).where(eq(apiKeys.id, data.id));
+    expect(row!.revokedAt).toBeInstanceOf(Date);
+    expect(row!.lastUsedAt).toBeInstanceOf(Date);
   });
 
   it('refuses an expired key', async () => {

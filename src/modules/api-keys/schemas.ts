@@ -10,7 +10,7 @@ export const apiKey = z.object({
   createdAt: timestamp,
   expiresAt: timestamp.nullable(),
   lastUsedAt: timestamp.nullable(),
-  revokedAt: timestamp.nullable(),
+  revokedAt: timestamp.nullable().describe('always null: a revoked key is no longer shown'),
 });
 
 export const createApiKeyBody = z.object({
@@ -30,12 +30,8 @@ export const createdApiKey = z.object({
   warning: z.string(),
 });
 
-export const listApiKeysQuery = paginationQuery().extend({
-  includeRevoked: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
-});
+/** Revoked keys are never listed (a revoked key is gone as far as the API goes). */
+export const listApiKeysQuery = paginationQuery();
 
 export const apiKeyResponse = dataOf(apiKey);
 export const apiKeyList = listOf(apiKey);

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, isNull, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, isNull } from 'drizzle-orm';
 import { apiKeys } from '../../db/schema/index.js';
 import { API_KEY_PREFIX } from '../../platform/auth/api-key-auth.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
@@ -57,21 +57,23 @@ export async function createApiKey(ctx: ServiceCtx, input: { name: string; expir
   });
 }
 
-export async function listApiKeys(ctx: ServiceCtx, query: PageRequest & { includeRevoked: boolean }) {
-  const where: SQL[] = [eq(apiKeys.tenantId, ctx.tenantId)];
-  if (!query.includeRevoked) where.push(isNull(apiKeys.revokedAt));
+/**
+ * DELETE is a hard delete as far as the API goes (DECISIONS §1): a revoked key is never listed
+ * nor read again. Its row stays (the audit trail and lastUsedAt refer to it).
+ */
+const live = (ctx: ServiceCtx) => and(eq(apiKeys.tenantId, ctx.tenantId), isNull(apiKeys.revokedAt));
+
+export async function listApiKeys(ctx: ServiceCtx, query: PageRequest) {
+  const where = live(ctx);
   const [rows, [total]] = await Promise.all([
     ctx.db
       .select(publicColumns)
       .from(apiKeys)
-      .where(and(...where))
+      .where(where)
       .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
       .limit(query.limit)
       .offset(pageOffset(query)),
-    ctx.db
-      .select({ n: count() })
-      .from(apiKeys)
-      .where(and(...where)),
+    ctx.db.select({ n: count() }).from(apiKeys).where(where),
   ]);
   return { rows, total: total?.n ?? 0 };
 }
@@ -81,13 +83,16 @@ export async function getApiKey(ctx: ServiceCtx, id: string) {
   const [row] = await ctx.db
     .select(publicColumns)
     .from(apiKeys)
-    .where(and(eq(apiKeys.tenantId, ctx.tenantId), eq(apiKeys.id, id)))
+    .where(and(live(ctx), eq(apiKeys.id, id)))
     .limit(1);
   if (!row) throw new AppError('NOT_FOUND', 'API key not found');
   return row;
 }
 
-/** Permanent: the key stops working at once here and, through the invalidation bus, everywhere. */
+/**
+ * Permanent: the key stops working at once here and, through the invalidation bus, everywhere;
+ * from then on the API answers 404 for it (revoking again included).
+ */
 export async function revokeApiKey(
   ctx: ServiceCtx,
   id: string,

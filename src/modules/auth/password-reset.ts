@@ -41,6 +41,7 @@ async function issuePasswordReset(ctx: AuthCtx, email: string): Promise<void> {
       `Someone asked to reset the password of your account.\n\n` +
       `Choose a new password here (the link works once, for one hour):\n${link}\n\n` +
       `If it was not you, ignore this message: your password stays unchanged.`,
+    secrets: [token],
   });
 }
 

@@ -3,7 +3,15 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
 import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
-import { audiences, auditLogs, CONTENT_TYPES, type ContentType, flows } from '../../db/schema/index.js';
+import {
+  audiences,
+  auditLogs,
+  CONTENT_TYPES,
+  type ContentType,
+  flows,
+  plans,
+  subscriptions,
+} from '../../db/schema/index.js';
 import { newId } from '../../platform/ids.js';
 import { sampleContentBody } from './samples.js';
 
@@ -675,7 +683,7 @@ describe('lists', () => {
     const [c, a1, b, a2] = made as [Item, Item, Item, Item];
     await t.inject({ method: 'POST', url: `/api/content/surveys/${b.id}/publish`, headers: h });
     t.clock.advance(1000);
-    await patch('surveys', c.id, { name: 'charlie' }, h); // c updated last
+    await patch('surveys', c.id, { siteId: SITE_B }, h); // c updated last (a PATCH that changes something)
 
     const ids = async (query: string) =>
       ((await get(`/api/content/surveys${query}`, h)).json().data as Item[]).map((i) => i.id);
@@ -835,6 +843,78 @@ describe('audit', () => {
     for (const r of rows) expect(r).toMatchObject({ entityType: 'announcements', actorId: editor.userId });
   });
 
+  it.each(CONTENT_TYPES)(
+    '%s: a PATCH that changes nothing answers the record as it is, writing nothing',
+    async (type) => {
+      const tenant = await createTenant(t);
+      const h = tenant.owner.headers;
+      const extra: Body =
+        type === 'announcements'
+          ? { scheduledAt: '2099-01-01T00:00:00.000Z', expiresAt: '2099-02-01T00:00:00.000Z' }
+          : type === 'task-lists' || type === 'self-help'
+            ? {}
+            : { triggerConfig: { type: 'url_match', pattern: '/app' } };
+      const created = await post(type, { ...sampleContentBody(type, SITE), ...extra }, h);
+      expect(created.statusCode, created.body).toBe(201);
+      const item = created.json().data as Item;
+      const at = Date.parse(item.updatedAt as string) + 3_600_000;
+      t.clock.set(at);
+      try {
+        const {
+          id,
+          tenantId,
+          contentType,
+          status,
+          publishedAt,
+          archivedAt,
+          createdAt,
+          updatedAt,
+          ...fields
+        } = item;
+        // every field sent back as it is; objects with their keys in another order; a date-time
+        // with an offset naming the same instant
+        const reordered = Object.fromEntries(
+          Object.entries(fields)
+            .reverse()
+            .map(([k, v]) => [
+              k,
+              v && typeof v === 'object' && !Array.isArray(v)
+                ? Object.fromEntries(Object.entries(v).reverse())
+                : v,
+            ]),
+        );
+        if (type === 'announcements') reordered.scheduledAt = '2099-01-01T01:00:00+01:00';
+        for (const payload of [{}, fields, reordered, { name: item.name }]) {
+          const res = await patch(type, item.id, payload, h);
+          expect(res.statusCode, res.body).toBe(200);
+          expect(res.json().data, JSON.stringify(payload)).toEqual(item);
+        }
+        const rows = await t.deps.database.db.select().from(auditLogs).where(eq(auditLogs.entityId, item.id));
+        expect(rows.map((r) => r.action)).toEqual(['CONTENT_CREATED']);
+        expect((await get(`/api/content/${type}/${item.id}`, h)).json().data).toEqual(item);
+
+        // one field changed among unchanged ones: written and audited with that field only
+        const changed = await patch(type, item.id, { ...fields, name: 'Renamed' }, h);
+        expect(changed.statusCode, changed.body).toBe(200);
+        expect(changed.json().data).toEqual({
+          ...item,
+          name: 'Renamed',
+          updatedAt: new Date(at).toISOString(),
+        });
+        const after = await t.deps.database.db
+          .select()
+          .from(auditLogs)
+          .where(eq(auditLogs.entityId, item.id));
+        expect(after.map((r) => [r.action, r.metadata]).sort()).toEqual([
+          ['CONTENT_CREATED', expect.anything()],
+          ['CONTENT_UPDATED', { changes: ['name'] }],
+        ]);
+      } finally {
+        t.clock.set(Date.now());
+      }
+    },
+  );
+
   it('writes nothing for a refused request', async () => {
     const item = await create('tooltips');
     await patch('tooltips', item.id, { animation: 'x' });
@@ -845,6 +925,77 @@ describe('audit', () => {
     });
     const rows = await t.deps.database.db.select().from(auditLogs).where(eq(auditLogs.entityId, item.id));
     expect(rows.map((r) => r.action)).toEqual(['CONTENT_CREATED']);
+  });
+});
+
+describe('plan feature surveys', () => {
+  it('refuses to create surveys and NPS surveys on a plan without surveys, writing nothing', async () => {
+    const tenant = await createTenant(t);
+    const h = tenant.owner.headers;
+    const before = await post('surveys', sampleContentBody('surveys', SITE), h);
+    expect(before.statusCode, before.body).toBe(201);
+    const planId = newId();
+    await t.deps.database.db.insert(plans).values({
+      id: planId,
+      name: 'test-nosurveys',
+      features: {
+        flows: true,
+        surveys: false,
+        experiments: false,
+        ai: false,
+        journeys: false,
+        translations: false,
+      },
+      limits: {
+        flows: 5,
+        activeUsers: 1000,
+        apiKeys: 2,
+        members: 3,
+        aiTokens: 0,
+        journeys: 0,
+        experiments: 0,
+      },
+    });
+    await t.deps.database.db
+      .update(subscriptions)
+      .set({ planId })
+      .where(eq(subscriptions.tenantId, tenant.tenantId));
+
+    const survey = expectError(
+      await post('surveys', sampleContentBody('surveys', SITE), h),
+      403,
+      'PLAN_FEATURE_UNAVAILABLE',
+    );
+    expect(survey.details).toEqual({ feature: 'surveys', plan: 'test-nosurveys' });
+    const nps = expectError(
+      await t.inject({
+        method: 'POST',
+        url: '/api/nps-surveys',
+        headers: h,
+        payload: { name: 'NPS', siteId: SITE, question: 'Recommend us?' },
+      }),
+      403,
+      'PLAN_FEATURE_UNAVAILABLE',
+    );
+    expect(nps.details).toEqual({ feature: 'surveys', plan: 'test-nosurveys' });
+    // nothing was stored or audited
+    expect((await get('/api/content/surveys', h)).json().meta.total).toBe(1);
+    expect((await get('/api/nps-surveys', h)).json().meta.total).toBe(0);
+    const created = await t.deps.database.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.tenantId, tenant.tenantId), eq(auditLogs.action, 'CONTENT_CREATED')));
+    expect(created).toHaveLength(1);
+    // other content types are not surveys
+    expect((await post('tooltips', sampleContentBody('tooltips', SITE), h)).statusCode).toBe(201);
+
+    // back on a plan with surveys: allowed again
+    const [free] = await t.deps.database.db.select().from(plans).where(eq(plans.name, 'free'));
+    await t.deps.database.db
+      .update(subscriptions)
+      .set({ planId: free!.id })
+      .where(eq(subscriptions.tenantId, tenant.tenantId));
+    expect((await post('surveys', sampleContentBody('surveys', SITE), h)).statusCode).toBe(201);
   });
 });
 

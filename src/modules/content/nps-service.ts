@@ -5,7 +5,9 @@ import { audit, type ServiceCtx } from '../../platform/context.js';
 import { contentNotFound } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
 import { containsPattern, type PageRequest, pageOffset } from '../../platform/pagination.js';
+import { sameJson } from '../../platform/same-json.js';
 import { assertAudienceUsable } from '../audiences/lookup.js';
+import { assertFeatureEnabled } from '../pricing/enforce.js';
 import { type ContentAction, contentLifecycle, stateColumns, transitionAudit } from './lifecycle.js';
 import { type NpsSurveyRow, toNpsRecord } from './records.js';
 import type { ContentListQuery } from './service.js';
@@ -33,6 +35,8 @@ export async function createNpsSurvey(
   now: Date,
 ) {
   return ctx.db.transaction(async (tx) => {
+    // NPS surveys are surveys: a plan feature (PLAN_FEATURE_UNAVAILABLE when the plan lacks it).
+    await assertFeatureEnabled(tx, ctx.tenantId, 'surveys');
     await checkAudience(tx, ctx, input);
     const [row] = await tx
       .insert(npsSurveys)
@@ -106,22 +110,35 @@ export async function getNpsSurvey(ctx: ServiceCtx, id: string) {
   return toNpsRecord(await findRow(ctx.db, ctx, id, false));
 }
 
-/** Partial update; never changes the status. */
+const UPDATABLE = ['name', 'siteId', 'question', 'followUpQuestion', 'audienceId', 'triggerConfig'] as const;
+
+/**
+ * Partial update; never changes the status. A PATCH whose every field equals the stored value
+ * (or an empty one) answers the record as it is: no write, no audit row, updatedAt unchanged.
+ */
 export async function updateNpsSurvey(ctx: ServiceCtx, id: string, patch: NpsSurveyInput, now: Date) {
   return ctx.db.transaction(async (tx) => {
     const row = await findRow(tx, ctx, id, true);
+    const changes: Partial<NpsSurveyRow> = {};
+    for (const key of UPDATABLE) {
+      const value = patch[key];
+      if (value !== undefined && !sameJson(value, row[key])) {
+        (changes as Record<string, unknown>)[key] = value;
+      }
+    }
+    const changed = Object.keys(changes);
+    if (changed.length === 0) return toNpsRecord(row);
     await checkAudience(tx, ctx, patch);
-    const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
     const [updated] = await tx
       .update(npsSurveys)
-      .set({ ...(changes as Partial<NpsSurveyRow>), updatedAt: now })
+      .set({ ...changes, updatedAt: now })
       .where(and(eq(npsSurveys.tenantId, ctx.tenantId), eq(npsSurveys.id, row.id)))
       .returning();
     await audit(ctx, tx, {
       action: 'CONTENT_UPDATED',
       entityType: ENTITY,
       entityId: row.id,
-      metadata: { changes: Object.keys(changes) },
+      metadata: { changes: changed },
     });
     return toNpsRecord(updated!);
   });

@@ -194,6 +194,53 @@ describe('NPS surveys', () => {
   });
 });
 
+describe('NPS PATCH that changes nothing', () => {
+  it('answers the survey as it is, with no audit row and the same updatedAt', async () => {
+    const s = await create({
+      followUpQuestion: 'Why?',
+      triggerConfig: { type: 'url_match', pattern: '/app/**', matchType: 'glob' },
+    });
+    const at = Date.parse(s.updatedAt as string) + 3_600_000;
+    t.clock.set(at);
+    try {
+      const patch = (payload: Record<string, unknown>) =>
+        t.inject({ method: 'PATCH', url: `/api/nps-surveys/${s.id}`, headers: acme.owner.headers, payload });
+      const same = {
+        name: s.name,
+        siteId: s.siteId,
+        question: s.question,
+        followUpQuestion: 'Why?',
+        audienceId: null,
+        // the same object, keys in another order
+        triggerConfig: { matchType: 'glob', pattern: '/app/**', type: 'url_match' },
+      };
+      for (const payload of [{}, same, { name: s.name }, { audienceId: null, followUpQuestion: 'Why?' }]) {
+        const res = await patch(payload);
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json().data, JSON.stringify(payload)).toEqual(s);
+      }
+      const rows = await db().select().from(auditLogs).where(eq(auditLogs.entityId, s.id));
+      expect(rows.map((r) => r.action)).toEqual(['CONTENT_CREATED']);
+      expect((await get(`/api/nps-surveys/${s.id}`)).json().data).toEqual(s);
+
+      const changed = await patch({ ...same, followUpQuestion: null });
+      expect(changed.statusCode, changed.body).toBe(200);
+      expect(changed.json().data).toEqual({
+        ...s,
+        followUpQuestion: null,
+        updatedAt: new Date(at).toISOString(),
+      });
+      const after = await db().select().from(auditLogs).where(eq(auditLogs.entityId, s.id));
+      expect(after.map((r) => [r.action, r.metadata]).sort()).toEqual([
+        ['CONTENT_CREATED', expect.anything()],
+        ['CONTENT_UPDATED', { changes: ['followUpQuestion'] }],
+      ]);
+    } finally {
+      t.clock.set(Date.now());
+    }
+  });
+});
+
 describe('NPS lifecycle: every state × action through HTTP', () => {
   const EXPECTED: Record<ContentStatus, Record<Action, ContentStatus | null>> = {
     DRAFT: { publish: 'PUBLISHED', unpublish: null, archive: 'ARCHIVED', restore: null },

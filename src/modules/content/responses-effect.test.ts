@@ -183,6 +183,53 @@ describe('SURVEY_RESPONSE events', () => {
     expect(listed.json().meta.total).toBe(2); // none of them stored
   });
 
+  it('accept the question order as a string in place of its key, stored by question key', async () => {
+    const byOrder = await createSurvey(acme);
+    const good = newId();
+    const mixed = newId();
+    await send([
+      {
+        id: good,
+        type: 'SURVEY_RESPONSE',
+        properties: { surveyId: byOrder.id, answers: { '0': 5, '2': 'free', '3': ['b'], '4': false } },
+      },
+      {
+        id: mixed,
+        type: 'SURVEY_RESPONSE',
+        properties: { surveyId: byOrder.id, answers: { rating: 2, '1': 'slow' } },
+      },
+    ]);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ '0': 3, rating: 3 }, 'question "rating" is answered twice (as "0" and "rating")'],
+      [{ '0': 3, '5': true }, 'unknown question key "5"'],
+      [{ '00': 3 }, 'unknown question key "00"'],
+      [{ '1': 'only why' }, 'required question "rating" is not answered'],
+      [{ '0': 9 }, 'answer to "rating" must be an integer from 1 to 5'],
+      [{ '0': 3, '4': 'yes' }, 'answer to "again" must be a boolean'],
+    ];
+    const ids = cases.map(() => newId());
+    await send(
+      cases.map(([answers], i) => ({
+        id: ids[i],
+        type: 'SURVEY_RESPONSE',
+        properties: { surveyId: byOrder.id, answers },
+      })),
+    );
+    await processPendingEvents(t.deps, eventEffects);
+    expect(await deadLetterReasons([good, mixed])).toEqual([undefined, undefined]);
+    expect(await deadLetterReasons(ids)).toEqual(cases.map(([, reason]) => reason));
+    const res = await get(`/api/content/surveys/${byOrder.id}/responses`);
+    expect(
+      res
+        .json()
+        .data.map((r: { response: Record<string, unknown> }) => r.response)
+        .sort((a: { rating: number }, b: { rating: number }) => a.rating - b.rating),
+    ).toEqual([
+      { rating: 2, why: 'slow' },
+      { rating: 5, plan: 'free', uses: ['b'], again: false },
+    ]);
+  });
+
   it('accept a draft survey, and do not fail the other events of the chunk', async () => {
     const draft = await createSurvey(acme, [{ key: 'n', type: 'NPS', question: 'Score?', required: true }]);
     const good = newId();
@@ -291,5 +338,23 @@ describe('answer checks', () => {
     expect(checkAnswers(survey, { k: 'x', n: null })).toEqual({
       problem: 'required question "n" is not answered',
     });
+  });
+
+  it('resolve a question key before an order, and ignore an order two questions share', () => {
+    const survey = {
+      questions: [
+        { ...q('TEXT'), key: '1', order: 0 },
+        { ...q('BOOLEAN'), key: 'b', order: 1 },
+        { ...q('NPS'), key: 'x', order: 2 },
+        { ...q('NPS'), key: 'y', order: 2 },
+      ],
+    };
+    expect(checkAnswers(survey, { '1': 'text', '0': 'again' })).toEqual({
+      problem: 'question "1" is answered twice (as "0" and "1")',
+    });
+    expect(checkAnswers(survey, { '1': 'text' })).toEqual({ response: { '1': 'text' } });
+    expect(checkAnswers(survey, { '0': 'text', b: true })).toEqual({ response: { '1': 'text', b: true } });
+    expect(checkAnswers(survey, { '2': 5 })).toEqual({ problem: 'unknown question key "2"' });
+    expect(checkAnswers(survey, { x: 5, y: 6 })).toEqual({ response: { x: 5, y: 6 } });
   });
 });

@@ -13,8 +13,10 @@ import type { SurveyForResponses } from './delivery.js';
  * chunk needs are loaded with one query each, and each table gets one insert.
  *
  * - SURVEY_RESPONSE: `properties.surveyId` (a survey of the tenant in any status but ARCHIVED),
- *   `properties.answers` (object keyed by question key): every required question answered (null,
- *   '' and [] count as unanswered), no unknown key, each answer of its question's type.
+ *   `properties.answers` (object keyed by question key, or — for clients that do not know the
+ *   keys — by the question's `order` as a string, "0", "1", ...; stored keyed by question key):
+ *   every required question answered (null, '' and [] count as unanswered), no unknown key, no
+ *   question answered twice, each answer of its question's type.
  * - NPS_RESPONSE: `properties.npsSurveyId` (alias `surveyId`; an NPS survey of the tenant, not
  *   ARCHIVED), `properties.score` (integer 0..10), `properties.comment` (optional string).
  * - `end_user_id`: the end user whose external id is the event's userId, else null;
@@ -24,7 +26,9 @@ import type { SurveyForResponses } from './delivery.js';
 export const MAX_TEXT_ANSWER = 10_000;
 export const MAX_NPS_COMMENT = 10_000;
 
-type Question = SurveyForResponses['questions'][number];
+/** `order` (absent in older callers' shapes) lets an answer name its question by position. */
+type Question = SurveyForResponses['questions'][number] & { order?: number };
+type SurveyQuestions = { questions: Question[] };
 
 interface Pending {
   batch: ProcessedBatch;
@@ -48,7 +52,11 @@ function pairsOf(items: Pending[], idOf: (e: StoredEvent) => unknown): [string[]
   return [pairs.map((p) => p[0]), pairs.map((p) => p[1])];
 }
 
-async function loadSurveys(tx: Executor, items: Pending[]): Promise<Map<string, SurveyForResponses>> {
+interface SurveyOfResponses extends Omit<SurveyForResponses, 'questions'> {
+  questions: Question[];
+}
+
+async function loadSurveys(tx: Executor, items: Pending[]): Promise<Map<string, SurveyOfResponses>> {
   const [tenants, ids] = pairsOf(items, (e) => e.properties?.surveyId);
   if (ids.length === 0) return new Map();
   const rows = await rawQuery<{
@@ -77,6 +85,7 @@ async function loadSurveys(tx: Executor, items: Pending[]): Promise<Map<string, 
           type: q.type,
           required: q.required,
           options: q.options ?? {},
+          order: q.order,
         })),
       },
     ]),
@@ -168,20 +177,44 @@ export function answerProblem(q: Question, v: unknown): string | null {
   }
 }
 
-/** The stored response (answered questions only), or why the answers do not fit the survey. */
+const ORDER_KEY = /^(0|[1-9][0-9]{0,5})$/;
+
+/**
+ * The question an answer key names: a question key first, else (as a fallback) a question's
+ * `order` written as a decimal string ("0", "1", ...) when exactly one question has that order.
+ */
+function questionResolver(questions: Question[]): (key: string) => Question | undefined {
+  const byKey = new Map(questions.map((q) => [q.key, q]));
+  const byOrder = new Map<number, Question | null>();
+  for (const q of questions) {
+    if (typeof q.order !== 'number') continue;
+    byOrder.set(q.order, byOrder.has(q.order) ? null : q); // null: the order is ambiguous
+  }
+  return (key) =>
+    byKey.get(key) ?? (ORDER_KEY.test(key) ? (byOrder.get(Number(key)) ?? undefined) : undefined);
+}
+
+/** The stored response (answered questions only, by question key), or why the answers do not fit. */
 export function checkAnswers(
-  survey: Pick<SurveyForResponses, 'questions'>,
+  survey: SurveyQuestions,
   answers: unknown,
 ): { response: Record<string, unknown> } | { problem: string } {
   if (!isPlainObject(answers))
     return { problem: 'properties.answers must be an object keyed by question key' };
-  const byKey = new Map(survey.questions.map((q) => [q.key, q]));
-  for (const key of Object.keys(answers)) {
-    if (!byKey.has(key)) return { problem: `unknown question key "${key}"` };
+  const resolve = questionResolver(survey.questions);
+  const byQuestion = new Map<string, { sentAs: string; value: unknown }>();
+  for (const [sentAs, value] of Object.entries(answers)) {
+    const q = resolve(sentAs);
+    if (!q) return { problem: `unknown question key "${sentAs}"` };
+    const earlier = byQuestion.get(q.key);
+    if (earlier) {
+      return { problem: `question "${q.key}" is answered twice (as "${earlier.sentAs}" and "${sentAs}")` };
+    }
+    byQuestion.set(q.key, { sentAs, value });
   }
   const response: Record<string, unknown> = {};
   for (const q of survey.questions) {
-    const v = answers[q.key];
+    const v = byQuestion.get(q.key)?.value;
     if (unanswered(v)) {
       if (q.required) return { problem: `required question "${q.key}" is not answered` };
       continue;
@@ -214,7 +247,7 @@ interface NpsRow {
 
 async function surveyRowOf(
   { batch, event }: Pending,
-  surveys: Map<string, SurveyForResponses>,
+  surveys: Map<string, SurveyOfResponses>,
   endUsers: Map<string, string>,
   ctx: EffectContext,
 ): Promise<SurveyRow | null> {

@@ -5,7 +5,9 @@ import { audit, type ServiceCtx } from '../../platform/context.js';
 import { contentNotFound, validationError } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
 import { containsPattern, type PageRequest, pageOffset } from '../../platform/pagination.js';
+import { sameJson } from '../../platform/same-json.js';
 import { assertAudienceUsable } from '../audiences/lookup.js';
+import { assertFeatureEnabled } from '../pricing/enforce.js';
 import { COLUMN_FIELDS, type ColumnField, type ContentTypeDef } from './definitions.js';
 import { type ContentAction, contentLifecycle, stateColumns, transitionAudit } from './lifecycle.js';
 import { type ContentRow, contentListColumns, toContentRecord } from './records.js';
@@ -89,6 +91,8 @@ export async function createContent(ctx: ServiceCtx, def: ContentTypeDef, input:
   checkSchedule(def, stored, null);
   const status = initialStatus(def, stored, now);
   return ctx.db.transaction(async (tx) => {
+    // Surveys are a plan feature (PLAN_FEATURE_UNAVAILABLE when the tenant's plan lacks it).
+    if (def.slug === 'surveys') await assertFeatureEnabled(tx, ctx.tenantId, 'surveys');
     await checkReferences(tx, ctx, def, input);
     const [row] = await tx
       .insert(contentItems)
@@ -166,7 +170,34 @@ export async function getContent(ctx: ServiceCtx, def: ContentTypeDef, id: strin
   return toContentRecord(await findRow(ctx.db, ctx, def, id, false));
 }
 
-/** Partial update; never changes the status (state changes have their own routes). */
+/** The fields of `patch` whose value differs from the row (type fields compared as stored). */
+function changedFields(def: ContentTypeDef, row: ContentRow, patch: ContentInput, stored: Stored): string[] {
+  const current: Record<string, unknown> = {
+    name: row.name,
+    siteId: row.siteId,
+    audienceId: row.audienceId,
+    triggerConfig: row.triggerConfig,
+  };
+  return Object.keys(patch).filter((key) => {
+    const value = patch[key];
+    if (value === undefined) return false;
+    if (COMMON_FIELDS.has(key)) {
+      if (key === 'triggerConfig' && !def.triggers) return false;
+      return !sameJson(value, current[key]);
+    }
+    if (!(key in def.fields)) return false;
+    if ((COLUMN_FIELDS as readonly string[]).includes(key)) {
+      return !sameJson(stored[key as ColumnField], row[key as ColumnField]);
+    }
+    return !sameJson(stored.body[key], row.body[key]);
+  });
+}
+
+/**
+ * Partial update; never changes the status (state changes have their own routes). A PATCH
+ * whose every field equals the stored value (or an empty one) answers the record as it is:
+ * no write, no audit row, updatedAt unchanged.
+ */
 export async function updateContent(
   ctx: ServiceCtx,
   def: ContentTypeDef,
@@ -176,13 +207,15 @@ export async function updateContent(
 ) {
   return ctx.db.transaction(async (tx) => {
     const row = await findRow(tx, ctx, def, id, true);
-    await checkReferences(tx, ctx, def, patch);
     const stored = applyTypeFields(def, patch, {
       body: row.body,
       targetUrl: row.targetUrl,
       scheduledAt: row.scheduledAt,
       expiresAt: row.expiresAt,
     });
+    const changes = changedFields(def, row, patch, stored);
+    if (changes.length === 0) return toContentRecord(row);
+    await checkReferences(tx, ctx, def, patch);
     checkSchedule(def, stored, row.status);
     const [updated] = await tx
       .update(contentItems)
@@ -202,7 +235,7 @@ export async function updateContent(
       action: 'CONTENT_UPDATED',
       entityType: def.slug,
       entityId: row.id,
-      metadata: { changes: Object.keys(patch).filter((k) => patch[k] !== undefined) },
+      metadata: { changes },
     });
     return toContentRecord(updated!);
   });

@@ -194,6 +194,76 @@ describe('step CRUD', () => {
     expect(rows.every((r) => (r.metadata as { changed: string[] }).changed.includes('steps'))).toBe(true);
   });
 
+  it('answers a PATCH that changes nothing with the step as it is, writing nothing', async () => {
+    const created = await call('POST', '/api/flows', {
+      name: 'No-op',
+      siteId: SITE,
+      template: 'CUSTOM',
+      steps: [
+        { type: 'MODAL', content: { title: 's0' } },
+        {
+          type: 'TOOLTIP',
+          targetSelector: '#save',
+          content: { title: 's1', body: { text: 'x', list: [1, 2] } },
+          settings: { placement: 'top', offset: 4 },
+        },
+      ],
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const flow = created.json().data as { id: string; updatedAt: string; steps: Step[] };
+    const step = flow.steps[1]!;
+    const at = Date.parse(flow.updatedAt) + 3_600_000;
+    t.clock.set(at);
+    try {
+      for (const payload of [
+        {},
+        { type: 'TOOLTIP', targetSelector: '#save', order: 1 },
+        // objects compared as JSON, whatever the order of their keys
+        {
+          content: { body: { list: [1, 2], text: 'x' }, title: 's1' },
+          settings: { offset: 4, placement: 'top' },
+        },
+        // past the end of the last step: it stays where it is
+        { order: 99 },
+      ]) {
+        const res = await call('PATCH', `/api/flows/${flow.id}/steps/${step.id}`, payload);
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json().data, JSON.stringify(payload)).toEqual(step);
+      }
+      const after = (await call('GET', `/api/flows/${flow.id}`)).json().data;
+      expect(after.updatedAt).toBe(flow.updatedAt);
+      expect(after.steps).toEqual(flow.steps);
+      const audited = await t.deps.database.db
+        .select()
+        .from(auditLogs)
+        .where(and(eq(auditLogs.entityId, flow.id), eq(auditLogs.action, 'FLOW_UPDATED')));
+      expect(audited).toEqual([]);
+
+      const changed = await call('PATCH', `/api/flows/${flow.id}/steps/${step.id}`, {
+        type: 'TOOLTIP',
+        settings: { placement: 'bottom', offset: 4 },
+      });
+      expect(changed.statusCode, changed.body).toBe(200);
+      expect(changed.json().data).toEqual({
+        ...step,
+        settings: { placement: 'bottom', offset: 4 },
+        updatedAt: new Date(at).toISOString(),
+      });
+      expect((await call('GET', `/api/flows/${flow.id}`)).json().data.updatedAt).toBe(
+        new Date(at).toISOString(),
+      );
+      const rows = await t.deps.database.db
+        .select()
+        .from(auditLogs)
+        .where(and(eq(auditLogs.entityId, flow.id), eq(auditLogs.action, 'FLOW_UPDATED')));
+      expect(rows.map((r) => r.metadata)).toEqual([
+        { changed: ['steps'], operation: 'step_updated', stepId: step.id, fields: ['settings'] },
+      ]);
+    } finally {
+      t.clock.set(Date.now());
+    }
+  });
+
   it('lets the steps of an archived flow be edited', async () => {
     const flow = await flowWithSteps(1);
     expect((await call('POST', `/api/flows/${flow.id}/archive`)).statusCode).toBe(200);

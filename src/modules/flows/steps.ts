@@ -4,6 +4,7 @@ import { flowSteps, flows } from '../../db/schema/index.js';
 import { audit } from '../../platform/context.js';
 import { validationError } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
+import { sameJson } from '../../platform/same-json.js';
 import {
   type FlowCtx,
   type FlowStepRecord,
@@ -120,7 +121,23 @@ export async function addStep(ctx: FlowCtx, flowId: string, input: CreateStepInp
   });
 }
 
-/** Partial update; `order` moves the step (past the end: last), the others close up around it. */
+/** Locks the flow row without changing it; 404 when it is not the tenant's. */
+async function lockFlow(tx: Transaction, ctx: FlowCtx, flowId: string): Promise<void> {
+  if (!isUuid(flowId)) throw flowMissing();
+  const [row] = await tx
+    .select({ id: flows.id })
+    .from(flows)
+    .where(and(eq(flows.tenantId, ctx.tenantId), eq(flows.id, flowId)))
+    .for('update');
+  if (!row) throw flowMissing();
+}
+
+/**
+ * Partial update; `order` moves the step (past the end: last), the others close up around it.
+ * A PATCH whose every field equals the stored value (an order past the end of the last step
+ * included), or an empty one, answers the step as it is: no write, no audit row, neither the
+ * step's nor the flow's updatedAt bumped.
+ */
 export async function updateStep(
   ctx: FlowCtx,
   flowId: string,
@@ -128,35 +145,35 @@ export async function updateStep(
   input: UpdateStepInput,
 ): Promise<FlowStepRecord> {
   return ctx.db.transaction(async (tx) => {
-    await touchFlow(tx, ctx, flowId);
+    await lockFlow(tx, ctx, flowId);
     const step = await findStep(tx, ctx, flowId, stepId);
     if (!step) throw stepMissing();
     const set: Partial<typeof flowSteps.$inferInsert> = { updatedAt: ctx.now };
     const changed: string[] = [];
     for (const key of ['type', 'targetSelector', 'content', 'settings'] as const) {
-      if (input[key] !== undefined) {
+      if (input[key] !== undefined && !sameJson(input[key], step[key])) {
         (set as Record<string, unknown>)[key] = input[key];
         changed.push(key);
       }
     }
-    if (input.order !== undefined) {
-      const last = (await stepCount(tx, ctx, flowId)) - 1;
-      const target = Math.min(input.order, last);
-      const from = step.order;
-      if (target > from) {
-        await tx
-          .update(flowSteps)
-          .set({ order: sql`${flowSteps.order} - 1` })
-          .where(and(sameFlow(ctx, flowId), gt(flowSteps.order, from), lte(flowSteps.order, target)));
-      } else if (target < from) {
-        await tx
-          .update(flowSteps)
-          .set({ order: sql`${flowSteps.order} + 1` })
-          .where(and(sameFlow(ctx, flowId), gte(flowSteps.order, target), lt(flowSteps.order, from)));
-      }
-      set.order = target;
-      if (target !== from) changed.push('order');
+    const from = step.order;
+    const target =
+      input.order === undefined ? from : Math.min(input.order, (await stepCount(tx, ctx, flowId)) - 1);
+    if (target !== from) changed.push('order');
+    if (changed.length === 0) return toStep(step);
+    await touchFlow(tx, ctx, flowId);
+    if (target > from) {
+      await tx
+        .update(flowSteps)
+        .set({ order: sql`${flowSteps.order} - 1` })
+        .where(and(sameFlow(ctx, flowId), gt(flowSteps.order, from), lte(flowSteps.order, target)));
+    } else if (target < from) {
+      await tx
+        .update(flowSteps)
+        .set({ order: sql`${flowSteps.order} + 1` })
+        .where(and(sameFlow(ctx, flowId), gte(flowSteps.order, target), lt(flowSteps.order, from)));
     }
+    set.order = target;
     const [row] = await tx
       .update(flowSteps)
       .set(set)

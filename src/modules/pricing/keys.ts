@@ -32,7 +32,7 @@ export const LIMIT_FEATURE: Partial<Record<PlanLimitKey, PlanFeatureKey>> = {
   experiments: 'experiments',
 };
 
-/** What `POST /api/pricing/check-feature` accepts: every feature key and every limit key. */
+/** The names `POST /api/pricing/check-feature` knows: every feature key and every limit key (others: "Unknown feature"). */
 export const CHECKABLE_KEYS = [...new Set<string>([...PLAN_FEATURE_KEYS, ...PLAN_LIMIT_KEYS])] as [
   PlanFeatureKey | PlanLimitKey,
   ...(PlanFeatureKey | PlanLimitKey)[],

@@ -38,24 +38,24 @@ const setPlan = (tenantId: string, plan: string, headers: Record<string, string>
 
 /** The catalogue as seeded (migration 0006), to keep the expectations in one place. */
 const LIMITS: Record<string, Record<PlanLimitKey, number | null>> = {
-  free: { flows: 5, activeUsers: 1000, apiKeys: 2, members: 3, aiTokens: 0, journeys: 0, experiments: 0 },
+  free: { flows: 50, activeUsers: 2500, apiKeys: 10, members: 10, aiTokens: 0, journeys: 0, experiments: 0 },
   starter: {
-    flows: 25,
+    flows: 200,
     activeUsers: 10000,
-    apiKeys: 5,
-    members: 10,
+    apiKeys: 20,
+    members: 25,
     aiTokens: 100000,
-    journeys: 5,
+    journeys: 10,
     experiments: 0,
   },
   growth: {
-    flows: 100,
+    flows: 1000,
     activeUsers: 50000,
-    apiKeys: 20,
-    members: 25,
+    apiKeys: 50,
+    members: 100,
     aiTokens: 1000000,
-    journeys: 25,
-    experiments: 10,
+    journeys: 50,
+    experiments: 25,
   },
 };
 
@@ -159,8 +159,17 @@ describe('plans catalogue', () => {
     expect(byName.free).toMatchObject({
       priceMonthly: 0,
       priceYearly: 0,
-      features: { flows: true, surveys: true, experiments: false, ai: false, journeys: false },
+      features: {
+        flows: true,
+        surveys: true,
+        experiments: false,
+        ai: false,
+        journeys: false,
+        translations: true,
+      },
     });
+    // every seeded plan includes translations
+    for (const plan of plans) expect((plan.features as { translations: boolean }).translations).toBe(true);
     expect(byName.growth!.features).toEqual({
       flows: true,
       surveys: true,
@@ -227,7 +236,7 @@ describe('current subscription', () => {
     await db().delete(subscriptions).where(eq(subscriptions.tenantId, tenant.tenantId));
     const res = await get('/api/pricing/current', tenant.owner.headers);
     expect(res.json().data).toMatchObject({ plan: 'free', status: 'active', isFreePlan: true });
-    await seedApiKeys(tenant.tenantId, 2);
+    await seedApiKeys(tenant.tenantId, LIMITS.free!.apiKeys!);
     expect((await allows(tenant.tenantId, 'apiKeys'))?.code).toBe('PLAN_LIMIT_REACHED');
   });
 
@@ -349,15 +358,16 @@ describe('limits', () => {
 
   it('refuses the API key past the plan through POST /api/tenants/api-keys; revoked and expired keys free a slot', async () => {
     const tenant = await createTenant(t);
+    await seedApiKeys(tenant.tenantId, 8);
     expect((await createKey(tenant)).statusCode).toBe(201);
     const second = await createKey(tenant);
     expect(second.statusCode).toBe(201);
     const refused = expectError(await createKey(tenant), 403, 'PLAN_LIMIT_REACHED');
-    expect(refused.details).toEqual({ feature: 'apiKeys', used: 2, limit: 2 });
+    expect(refused.details).toEqual({ feature: 'apiKeys', used: 10, limit: 10 });
     expect(refused.category).toBe('AUTH');
     // nothing was created by the refused call
     const count = await db().select().from(apiKeys).where(eq(apiKeys.tenantId, tenant.tenantId));
-    expect(count).toHaveLength(2);
+    expect(count).toHaveLength(10);
 
     await t.inject({
       method: 'DELETE',
@@ -376,19 +386,19 @@ describe('limits', () => {
 
   it('refuses the flow past the plan through POST /api/flows', async () => {
     const tenant = await createTenant(t);
-    await seedFlows(tenant.tenantId, 4);
+    await seedFlows(tenant.tenantId, 49);
     await seedFlows(tenant.tenantId, 3, 'ARCHIVED');
     const body = { name: 'Onboarding', siteId: newId(), template: 'PRODUCT_TOUR' };
-    const fifth = await post('/api/flows', tenant.owner.headers, body);
-    expect(fifth.statusCode).toBe(201);
+    const last = await post('/api/flows', tenant.owner.headers, body);
+    expect(last.statusCode).toBe(201);
     const refused = expectError(
       await post('/api/flows', tenant.owner.headers, body),
       403,
       'PLAN_LIMIT_REACHED',
     );
-    expect(refused.details).toEqual({ feature: 'flows', used: 5, limit: 5 });
+    expect(refused.details).toEqual({ feature: 'flows', used: 50, limit: 50 });
     const rows = await db().select().from(flows).where(eq(flows.tenantId, tenant.tenantId));
-    expect(rows).toHaveLength(8);
+    expect(rows).toHaveLength(53);
   });
 
   it('refuses the member past the plan through POST /api/tenants/members (pending invites count)', async () => {
@@ -398,21 +408,23 @@ describe('limits', () => {
         email: `m${n}-${newId()}@example.com`,
         role: 'EDITOR',
       });
+    await seedMembers(tenant.tenantId, 7); // with the owner: 8
     expect((await invite(1)).statusCode).toBe(201);
     expect((await invite(2)).statusCode).toBe(201);
     const refused = expectError(await invite(3), 403, 'PLAN_LIMIT_REACHED');
-    expect(refused.details).toEqual({ feature: 'members', used: 3, limit: 3 });
+    expect(refused.details).toEqual({ feature: 'members', used: 10, limit: 10 });
   });
 
   it('lets exactly one of two concurrent creates take the last slot', async () => {
     for (let round = 0; round < 3; round++) {
       const tenant = await createTenant(t);
+      await seedApiKeys(tenant.tenantId, 8);
       expect((await createKey(tenant)).statusCode).toBe(201);
       const results = await Promise.all([createKey(tenant, 'a'), createKey(tenant, 'b')]);
       expect(results.map((r) => r.statusCode).sort()).toEqual([201, 403]);
       expectError(results.find((r) => r.statusCode === 403)!, 403, 'PLAN_LIMIT_REACHED');
       const rows = await db().select().from(apiKeys).where(eq(apiKeys.tenantId, tenant.tenantId));
-      expect(rows).toHaveLength(2);
+      expect(rows).toHaveLength(10);
     }
   });
 });
@@ -424,12 +436,14 @@ describe('check-feature', () => {
   it('answers for a feature on and off the plan', async () => {
     const tenant = await createTenant(t);
     const viewer = await tenant.as('VIEWER');
-    const on = await check(tenant, 'surveys', viewer.headers);
-    expect(on.statusCode).toBe(200);
-    expect(on.json()).toEqual({
-      data: { allowed: true, feature: 'surveys', plan: 'free', reason: null, usage: null },
-    });
-    for (const feature of ['experiments', 'journeys', 'ai', 'translations', 'aiTokens']) {
+    for (const feature of ['surveys', 'translations']) {
+      const on = await check(tenant, feature, viewer.headers);
+      expect(on.statusCode).toBe(200);
+      expect(on.json()).toEqual({
+        data: { allowed: true, feature, plan: 'free', reason: null, usage: null },
+      });
+    }
+    for (const feature of ['experiments', 'journeys', 'ai', 'aiTokens']) {
       const off = await check(tenant, feature);
       expect(off.json().data).toEqual({
         allowed: false,
@@ -443,25 +457,25 @@ describe('check-feature', () => {
 
   it('answers for a limited feature with its usage, refusing at the limit', async () => {
     const tenant = await createTenant(t);
-    await seedFlows(tenant.tenantId, 4);
+    await seedFlows(tenant.tenantId, 49);
     expect((await check(tenant, 'flows')).json().data).toEqual({
       allowed: true,
       feature: 'flows',
       plan: 'free',
       reason: null,
-      usage: { used: 4, limit: 5 },
+      usage: { used: 49, limit: 50 },
     });
     await seedFlows(tenant.tenantId, 1);
     expect((await check(tenant, 'flows')).json().data).toEqual({
       allowed: false,
       feature: 'flows',
       plan: 'free',
-      reason: expect.stringMatching(/allows 5 flows; 5 in use/),
-      usage: { used: 5, limit: 5 },
+      reason: expect.stringMatching(/allows 50 flows; 50 in use/),
+      usage: { used: 50, limit: 50 },
     });
     expect((await check(tenant, 'apiKeys')).json().data).toMatchObject({
       allowed: true,
-      usage: { used: 0, limit: 2 },
+      usage: { used: 0, limit: 10 },
     });
 
     const big = await createTenant(t, { plan: 'enterprise' });
@@ -475,11 +489,34 @@ describe('check-feature', () => {
     });
   });
 
-  it('answers 400 at `feature` for an unknown or missing feature', async () => {
+  it('answers allowed false for an unknown feature name, on any plan', async () => {
     const tenant = await createTenant(t);
-    for (const payload of [{ feature: 'teleport' }, { feature: 3 }, {}]) {
+    const big = await createTenant(t, { plan: 'enterprise' });
+    for (const feature of ['teleport', 'Flows', ' flows', 'x'.repeat(100), '__proto__', 'constructor']) {
+      for (const [who, plan] of [
+        [tenant, 'free'],
+        [big, 'enterprise'],
+      ] as const) {
+        const res = await check(who, feature);
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json(), feature).toEqual({
+          data: { allowed: false, feature, plan, reason: `Unknown feature "${feature}"`, usage: null },
+        });
+      }
+    }
+  });
+
+  it('answers 400 at `feature` for a missing, empty, too long or non-string feature', async () => {
+    const tenant = await createTenant(t);
+    for (const payload of [
+      { feature: 3 },
+      {},
+      { feature: '' },
+      { feature: 'x'.repeat(101) },
+      { feature: null },
+    ]) {
       const res = await post('/api/pricing/check-feature', tenant.owner.headers, payload);
-      expect(expectError(res, 400, 'VALIDATION_ERROR').details).toEqual([
+      expect(expectError(res, 400, 'VALIDATION_ERROR').details, JSON.stringify(payload)).toEqual([
         { path: 'feature', message: expect.any(String) },
       ]);
     }
@@ -524,10 +561,10 @@ describe('usage', () => {
       data: {
         plan: 'free',
         usage: [
-          { feature: 'flows', used: 4, limit: 5, unlimited: false, enabled: true, percentage: 80 },
-          { feature: 'activeUsers', used: 3, limit: 1000, unlimited: false, enabled: true, percentage: 0.3 },
-          { feature: 'apiKeys', used: 2, limit: 2, unlimited: false, enabled: true, percentage: 100 },
-          { feature: 'members', used: 3, limit: 3, unlimited: false, enabled: true, percentage: 100 },
+          { feature: 'flows', used: 4, limit: 50, unlimited: false, enabled: true, percentage: 8 },
+          { feature: 'activeUsers', used: 3, limit: 2500, unlimited: false, enabled: true, percentage: 0.1 },
+          { feature: 'apiKeys', used: 2, limit: 10, unlimited: false, enabled: true, percentage: 20 },
+          { feature: 'members', used: 3, limit: 10, unlimited: false, enabled: true, percentage: 30 },
           { feature: 'aiTokens', used: 100, limit: 0, unlimited: false, enabled: false, percentage: 100 },
           { feature: 'journeys', used: 0, limit: 0, unlimited: false, enabled: false, percentage: 0 },
           { feature: 'experiments', used: 0, limit: 0, unlimited: false, enabled: false, percentage: 0 },
@@ -553,15 +590,15 @@ describe('usage', () => {
 
   it('rounds percentages to one decimal and shows more than 100 % after a downgrade', async () => {
     const tenant = await createTenant(t, { plan: 'growth' });
-    await seedApiKeys(tenant.tenantId, 7);
+    await seedApiKeys(tenant.tenantId, 13);
     await seedFlows(tenant.tenantId, 1);
     expect((await setPlan(tenant.tenantId, 'free')).statusCode).toBe(200);
     const usage = (await get('/api/pricing/usage', tenant.owner.headers)).json().data.usage;
-    expect(usage.find((u: { feature: string }) => u.feature === 'apiKeys').percentage).toBe(350);
-    expect(usage.find((u: { feature: string }) => u.feature === 'flows').percentage).toBe(20);
+    expect(usage.find((u: { feature: string }) => u.feature === 'apiKeys').percentage).toBe(130);
+    expect(usage.find((u: { feature: string }) => u.feature === 'flows').percentage).toBe(2);
     await setPlan(tenant.tenantId, 'growth');
     const after = (await get('/api/pricing/usage', tenant.owner.headers)).json().data.usage;
-    expect(after.find((u: { feature: string }) => u.feature === 'apiKeys').percentage).toBe(35);
+    expect(after.find((u: { feature: string }) => u.feature === 'apiKeys').percentage).toBe(26);
     await seedEndUsers(tenant.tenantId, 1);
     const active = (await get('/api/pricing/usage', tenant.owner.headers)).json().data.usage[1];
     expect(active).toMatchObject({ feature: 'activeUsers', used: 1, percentage: 0 }); // 0.002 % → 0.0
@@ -590,6 +627,7 @@ describe('platform admin: subscription', () => {
     const tenant = await createTenant(t);
     const heard: string[] = [];
     t.deps.bus.subscribe('tenant-config', (id) => heard.push(id));
+    await seedApiKeys(tenant.tenantId, 8);
     await createKey(tenant);
     await createKey(tenant);
     expectError(await createKey(tenant), 403, 'PLAN_LIMIT_REACHED');
@@ -624,8 +662,8 @@ describe('platform admin: subscription', () => {
     expect(down.json().data).toMatchObject({ plan: 'free', isFreePlan: true });
     expect(expectError(await createKey(tenant), 403, 'PLAN_LIMIT_REACHED').details).toEqual({
       feature: 'apiKeys',
-      used: 3,
-      limit: 2,
+      used: 11,
+      limit: 10,
     });
 
     const read = await get(`/api/admin/tenants/${tenant.tenantId}/subscription`, admin);
@@ -660,10 +698,10 @@ describe('platform admin: subscription', () => {
     expect((await get('/api/pricing/current', tenant.owner.headers)).json().data.plan).toBe('free');
   });
 
-  it('answers 404 TENANT_NOT_FOUND for an unknown or malformed tenant id', async () => {
+  it('answers 404 NOT_FOUND for an unknown or malformed tenant id', async () => {
     for (const id of [newId(), 'not-a-uuid']) {
-      expectError(await setPlan(id, 'growth'), 404, 'TENANT_NOT_FOUND');
-      expectError(await get(`/api/admin/tenants/${id}/subscription`, admin), 404, 'TENANT_NOT_FOUND');
+      expectError(await setPlan(id, 'growth'), 404, 'NOT_FOUND');
+      expectError(await get(`/api/admin/tenants/${id}/subscription`, admin), 404, 'NOT_FOUND');
     }
   });
 

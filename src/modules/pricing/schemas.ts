@@ -45,7 +45,13 @@ export const subscriptionResponse = dataOf(z.object(subscriptionFields));
 export const adminSubscriptionResponse = dataOf(z.object({ tenantId: uuid, ...subscriptionFields }));
 
 export const checkFeatureBody = z.object({
-  feature: z.enum(CHECKABLE_KEYS).describe('A feature key or a limit key'),
+  feature: z
+    .string()
+    .min(1)
+    .max(100)
+    .describe(
+      `A feature key or a limit key: ${CHECKABLE_KEYS.join(', ')}. Any other name answers allowed false with reason 'Unknown feature "<name>"'`,
+    ),
 });
 
 export const checkFeatureResponse = dataOf(

@@ -2,7 +2,7 @@ import { asc, eq, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { plans, subscriptions, tenants } from '../../db/schema/index.js';
 import { recordAudit } from '../../platform/audit.js';
-import { AppError, validationError } from '../../platform/errors.js';
+import { notFound, validationError } from '../../platform/errors.js';
 import { isUuid } from '../../platform/ids.js';
 import {
   isFeatureKey,
@@ -91,17 +91,16 @@ export async function getUsage(db: Executor, tenantId: string, now: Date) {
 }
 
 /**
- * May the tenant use `key` now? A feature outside the plan: not allowed, no usage. A limited
- * resource: allowed while used < limit (always when unlimited), with its usage.
+ * May the tenant use `key` now? A name that is neither a feature nor a limit key: not allowed,
+ * "Unknown feature". A feature outside the plan: not allowed, no usage. A limited resource:
+ * allowed while used < limit (always when unlimited), with its usage.
  */
-export async function checkFeature(
-  db: Executor,
-  tenantId: string,
-  key: PlanFeatureKey | PlanLimitKey,
-  now: Date,
-) {
+export async function checkFeature(db: Executor, tenantId: string, key: string, now: Date) {
   const sub = await loadSubscription(db, tenantId, { now });
   const planName = sub.plan.name;
+  if (!isFeatureKey(key) && !isLimitKey(key)) {
+    return { allowed: false, feature: key, plan: planName, reason: `Unknown feature "${key}"`, usage: null };
+  }
   const gate: PlanFeatureKey | undefined = isFeatureKey(key) ? key : LIMIT_FEATURE[key];
   if (gate && !sub.plan.features[gate]) {
     return {
@@ -141,14 +140,14 @@ export async function changeTenantSubscription(
   input: { tenantId: string; plan: string; now: Date; ip: string | null },
 ) {
   const { tenantId, now } = input;
-  if (!isUuid(tenantId)) throw new AppError('TENANT_NOT_FOUND');
+  if (!isUuid(tenantId)) throw notFound('Tenant');
   return db.transaction(async (tx) => {
     const [tenant] = await tx
       .select({ id: tenants.id })
       .from(tenants)
       .where(eq(tenants.id, tenantId))
       .limit(1);
-    if (!tenant) throw new AppError('TENANT_NOT_FOUND');
+    if (!tenant) throw notFound('Tenant');
     const plan = await findPlanByName(tx, input.plan);
     if (!plan) throw validationError([{ path: 'plan', message: `Unknown plan "${input.plan}"` }]);
     const before = await loadSubscription(tx, tenantId, { lock: true, now });

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { plans, subscriptions } from '../../db/schema/index.js';
-import { AppError } from '../../platform/errors.js';
+import { notFound } from '../../platform/errors.js';
 import { isUuid } from '../../platform/ids.js';
 import {
   FALLBACK_PLAN,
@@ -82,15 +82,15 @@ export async function createSubscription(
 /**
  * The tenant's subscription with its plan. `lock` takes the row FOR UPDATE so creates checked
  * against a limit in concurrent transactions run one after another. A tenant without a row
- * (created outside provisioning) gets the fallback plan on first read; an unknown tenant is
- * TENANT_NOT_FOUND.
+ * (created outside provisioning) gets the fallback plan on first read; an unknown or malformed
+ * tenant id is 404 NOT_FOUND (DECISIONS §1).
  */
 export async function loadSubscription(
   exec: Executor,
   tenantId: string,
   opts: { lock?: boolean; now?: Date } = {},
 ): Promise<TenantSubscription> {
-  if (!isUuid(tenantId)) throw new AppError('TENANT_NOT_FOUND');
+  if (!isUuid(tenantId)) throw notFound('Tenant');
   const now = opts.now ?? new Date();
   let row = await selectSubscription(exec, tenantId, opts.lock ?? false);
   if (!row) {
@@ -101,7 +101,7 @@ export async function loadSubscription(
       where t.id = ${tenantId}
       on conflict (tenant_id) do nothing`);
     row = await selectSubscription(exec, tenantId, opts.lock ?? false);
-    if (!row) throw new AppError('TENANT_NOT_FOUND');
+    if (!row) throw notFound('Tenant');
   }
   const period = currentPeriod(row.sub.currentPeriodStart, row.sub.currentPeriodEnd, now);
   return {

@@ -204,6 +204,7 @@ async function deliverInvite(
         '',
         `This link expires on ${invite.expiresAt.toISOString()}. If you did not expect it, ignore this mail.`,
       ].join('\n'),
+      secrets: [invite.token],
     });
   } catch (err) {
     env.log.warn({ err: (err as Error).message, memberId: member.id }, 'invite mail could not be recorded');

@@ -195,11 +195,18 @@ export function readApiKey(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
-const authenticateApiKey: Hook = async (request) => {
+const authenticateApiKey: Hook = async (request, reply) => {
   const query = request.query as Record<string, unknown> | undefined;
   const key = readApiKey(request);
   if (query && 'apiKey' in query) delete query.apiKey;
-  request.sdk = await request.server.deps.apiKeys.verify(key);
+  try {
+    request.sdk = await request.server.deps.apiKeys.verify(key);
+  } catch (err) {
+    // Failed attempts count against the caller's IP (global scope), so keys cannot be guessed
+    // at will; a valid key is limited per key instead.
+    await request.server.deps.rateLimiter.consume('global', request.ip, reply);
+    throw err;
+  }
 };
 
 const limitByApiKey: Hook = async (request, reply) => {
@@ -213,6 +220,10 @@ const authenticatePlatformAdmin =
     const header = request.headers.authorization;
     const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : '';
     if (!token) throw new AppError('AUTH_NO_TOKEN');
-    if (!expected || !safeEqual(sha256(token), sha256(expected))) throw new AppError('AUTH_INVALID_TOKEN');
+    if (!expected || !safeEqual(sha256(token), sha256(expected))) {
+      // Wrong tokens spend the caller IP's critical-scope budget: no unlimited guessing.
+      await request.server.deps.rateLimiter.consume('adminCritical', `ip:${request.ip}`, reply);
+      throw new AppError('AUTH_INVALID_TOKEN');
+    }
     await request.server.deps.rateLimiter.consume(scope, sha256(token), reply);
   };
