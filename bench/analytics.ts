@@ -17,7 +17,10 @@ const STEPS = 5;
 const CHUNK = 25_000;
 
 export async function benchAnalytics(pgUrl: string, total: number): Promise<string[]> {
-  const store = await createStandaloneStore({ serverUrl: pgUrl, env: { LOG_LEVEL: 'warn', REDIS_URL: '' } });
+  const store = await createStandaloneStore({
+    serverUrl: pgUrl,
+    env: { LOG_LEVEL: 'warn', REDIS_URL: '', RATE_LIMIT_GLOBAL: '0' },
+  });
   const server = await startServer(store.env);
   const lines: string[] = [];
   try {

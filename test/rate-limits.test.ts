@@ -129,6 +129,29 @@ describe('scope details', () => {
     );
   });
 
+  it('refuses exactly the requests past the limit when they arrive at the same time', async () => {
+    nextWindow();
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/tenants/api-keys',
+      headers: tenant.owner.headers,
+      payload: { name: 'burst' },
+    });
+    const key = { 'x-api-key': res.json().data.key as string };
+    nextWindow();
+    const burst = await Promise.all(
+      Array.from({ length: LIMITS.sdk + 4 }, () =>
+        t.inject({ method: 'GET', url: '/api/test/sdk', headers: key }),
+      ),
+    );
+    expect(burst.filter((r) => r.statusCode === 200)).toHaveLength(LIMITS.sdk);
+    expect(burst.filter((r) => r.statusCode === 429)).toHaveLength(4);
+    const remaining = burst
+      .filter((r) => r.statusCode === 200)
+      .map((r) => Number(r.headers['ratelimit-remaining']));
+    expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: LIMITS.sdk }, (_, i) => i));
+  });
+
   it('counts failed API-key attempts against the caller IP, so keys cannot be guessed at will', async () => {
     nextWindow();
     const guess = { 'x-api-key': `wfx_${'c'.repeat(64)}` };

@@ -35,20 +35,43 @@ export function memoryRateLimitStore(): RateLimitStore {
   };
 }
 
-const HIT_SCRIPT = `local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+const HIT_SCRIPT = `local n = redis.call('INCRBY', KEYS[1], ARGV[2])
+if n == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n`;
 
 /**
- * One round trip per hit (a script that increments and, on the first hit, sets the expiry);
- * with ioredis auto-pipelining, hits of concurrent requests share one write to Redis.
+ * Hits of one key that arrive in the same event-loop turn (concurrent requests of one API key
+ * under load) are counted by ONE scripted INCRBY; each request still gets its own exact
+ * ordinal (total − n + 1 … total), so the N+1st request of a window is refused exactly as with
+ * one increment each, across any number of instances.
  */
 export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): RateLimitStore {
-  const client = redis as Redis & { rateLimitHit?: (key: string, ttlMs: number) => Promise<number> };
+  const client = redis as Redis & {
+    rateLimitHit?: (key: string, ttlMs: number, amount: number) => Promise<number>;
+  };
   if (!client.rateLimitHit) redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+  let pending = new Map<string, { resolve: (n: number) => void; reject: (e: unknown) => void }[]>();
+  const flush = () => {
+    const batch = pending;
+    pending = new Map();
+    for (const [key, waiters] of batch) {
+      client.rateLimitHit!(key, WINDOW_MS * 2, waiters.length).then(
+        (total) => waiters.forEach((w, i) => w.resolve(total - waiters.length + 1 + i)),
+        (err) => {
+          for (const w of waiters) w.reject(err);
+        },
+      );
+    }
+  };
   return {
-    async hit(key, windowStart) {
-      return client.rateLimitHit!(`${keyPrefix}rl:${key}:${windowStart}`, WINDOW_MS * 2);
+    hit(key, windowStart) {
+      const full = `${keyPrefix}rl:${key}:${windowStart}`;
+      return new Promise<number>((resolve, reject) => {
+        if (pending.size === 0) setImmediate(flush);
+        const waiters = pending.get(full);
+        if (waiters) waiters.push({ resolve, reject });
+        else pending.set(full, [{ resolve, reject }]);
+      });
     },
     async close() {},
   };
