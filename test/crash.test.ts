@@ -68,10 +68,15 @@ async function readState() {
       'select event_id from processed_event_ids where tenant_id = $1',
       [store.tenantId],
     );
+    const [counted] = await db.query<{ n: number }>(
+      'select coalesce(sum(events), 0)::int as n from analytics_daily_events where tenant_id = $1',
+      [store.tenantId],
+    );
     return {
       storedIds,
       pending: batches.filter((b) => b.processed_at === null).length,
       processedIds: new Set(processed.map((r) => r.event_id)),
+      analyticsEvents: counted!.n,
     };
   } finally {
     await db.close();
@@ -98,5 +103,7 @@ describe('a crash right after 202s', () => {
     expect(acknowledged.filter((id) => !state.storedIds.has(id))).toEqual([]);
     expect(state.pending).toBe(0);
     expect(acknowledged.filter((id) => !state.processedIds.has(id))).toEqual([]);
+    // Exactly once in analytics: every stored event counted, none twice.
+    expect(state.analyticsEvents).toBe(state.storedIds.size);
   }, 180_000);
 });

@@ -42,6 +42,7 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
   // that would crash the process. The next query reconnects.
   pool.on('error', () => {});
   const db = drizzlePg(pool, { schema }) as unknown as Database;
+  let closed = false;
   return {
     db,
     kind: 'postgres',
@@ -54,6 +55,8 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
       await pool.query('select 1');
     },
     async close() {
+      if (closed) return;
+      closed = true;
       await pool.end();
     },
   };

@@ -56,7 +56,10 @@ export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): Rate
     pending = new Map();
     for (const [key, waiters] of batch) {
       client.rateLimitHit!(key, WINDOW_MS * 2, waiters.length).then(
-        (total) => waiters.forEach((w, i) => w.resolve(total - waiters.length + 1 + i)),
+        (total) => {
+          const first = total - waiters.length + 1;
+          for (let i = 0; i < waiters.length; i++) waiters[i]!.resolve(first + i);
+        },
         (err) => {
           for (const w of waiters) w.reject(err);
         },
