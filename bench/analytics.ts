@@ -67,6 +67,7 @@ export async function benchAnalytics(pgUrl: string, total: number): Promise<stri
     );
     const day = (offset: number) => new Date(end - offset * 86_400_000).toISOString().slice(0, 10);
     const queries: [string, string][] = [
+      ['overview, all time (no dates)', '/api/analytics/overview'],
       ['overview, last 7 days', `/api/analytics/overview?startDate=${day(6)}&endDate=${day(0)}`],
       ['overview, last 30 days', `/api/analytics/overview?startDate=${day(29)}&endDate=${day(0)}`],
       ['overview, last 90 days', `/api/analytics/overview?startDate=${day(89)}&endDate=${day(0)}`],

@@ -56,12 +56,20 @@ export async function processPendingEvents(
   deps: AppDeps,
   effects: EventEffect[],
   chunk = 50,
+  /**
+   * After each chunk, pause as long as it took: processing then takes at most half of a process
+   * it shares with ingestion (the embedded database runs on the same thread), and catches up
+   * once a burst is over.
+   */
+  yieldToIngestion = false,
 ): Promise<number> {
   let processed = 0;
   for (;;) {
+    const started = Date.now();
     const n = await processChunk(deps, effects, chunk);
     if (n === 0) return processed;
     processed += n;
+    if (yieldToIngestion) await new Promise((r) => setTimeout(r, Date.now() - started));
   }
 }
 

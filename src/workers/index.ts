@@ -20,9 +20,11 @@ export const workers: Worker[] = [
     name: EVENT_PROCESSOR,
     intervalMs: 1_000,
     run: async (deps) => {
-      // Embedded: PGlite runs one statement at a time, so small chunks keep ingestion's INSERTs
-      // from waiting behind a long processing transaction.
-      await processPendingEvents(deps, eventEffects, deps.database.kind === 'pglite' ? 8 : 50);
+      // Embedded: PGlite runs one statement at a time on this thread, so small chunks keep
+      // ingestion's INSERTs from waiting behind a long processing transaction, and processing
+      // yields as long as it works.
+      const embedded = deps.database.kind === 'pglite';
+      await processPendingEvents(deps, eventEffects, embedded ? 8 : 50, embedded);
     },
   },
   schedulerWorker,
