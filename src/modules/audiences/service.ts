@@ -7,6 +7,7 @@ import { AppError, notFound } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
 import { containsPattern, type PageRequest, pageOffset } from '../../platform/pagination.js';
 import type { ReferenceRegistry } from '../../platform/references.js';
+import { sameJson } from '../../platform/same-json.js';
 import { transitionTable } from '../../platform/state-machine.js';
 import type { CreateAudienceInput, EvaluationContext, UpdateAudienceInput } from './schemas.js';
 
@@ -103,18 +104,6 @@ export async function createAudience(ctx: ServiceCtx, input: CreateAudienceInput
   });
 }
 
-/** Key-order-insensitive JSON (jsonb does not keep the order keys were sent in). */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 /** PATCH: only fields whose value differs are written and audited; an empty change is a no-op read. */
 export async function updateAudience(ctx: ServiceCtx, id: string, input: UpdateAudienceInput) {
   return ctx.db.transaction(async (tx) => {
@@ -124,7 +113,7 @@ export async function updateAudience(ctx: ServiceCtx, id: string, input: UpdateA
     if (input.description !== undefined && input.description !== current.description) {
       changes.description = input.description;
     }
-    if (input.ruleTree !== undefined && canonical(input.ruleTree) !== canonical(current.ruleTree)) {
+    if (input.ruleTree !== undefined && !sameJson(input.ruleTree, current.ruleTree)) {
       changes.ruleTree = input.ruleTree;
     }
     const changedFields = Object.keys(changes);
