@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { asc, desc, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { locales, tenants } from '../../db/schema/index.js';
+import { createLoadingCache } from '../../platform/cache.js';
 import type { InvalidationBus } from '../../platform/redis.js';
 import { getTenantPlan } from '../pricing/enforce.js';
 import { onTenantConfigChanged } from '../tenants/config-events.js';
@@ -53,50 +54,14 @@ export function createConfigCache(opts: {
   clock: () => number;
   maxTenants?: number;
 }) {
-  const maxTenants = opts.maxTenants ?? 10_000;
-  const entries = new Map<string, ConfigEntry & { expiresAt: number }>();
-  const loading = new Map<string, Promise<ConfigEntry>>();
-  const generation = new Map<string, number>();
-
-  const invalidate = (tenantId: string) => {
-    entries.delete(tenantId);
-    loading.delete(tenantId);
-    generation.set(tenantId, (generation.get(tenantId) ?? 0) + 1);
-    if (generation.size > maxTenants) generation.clear();
-  };
-  onTenantConfigChanged(opts.bus, invalidate);
-
-  function miss(tenantId: string): Promise<ConfigEntry> {
-    const pending = loading.get(tenantId);
-    if (pending) return pending;
-    const gen = generation.get(tenantId) ?? 0;
-    const started = loadSdkConfig(opts.db, tenantId).then(
-      (entry) => {
-        if (loading.get(tenantId) === started) loading.delete(tenantId);
-        if ((generation.get(tenantId) ?? 0) === gen) {
-          if (entries.size >= maxTenants) entries.clear();
-          entries.set(tenantId, { ...entry, expiresAt: opts.clock() + CONFIG_TTL_MS });
-        }
-        return entry;
-      },
-      (err) => {
-        if (loading.get(tenantId) === started) loading.delete(tenantId);
-        throw err;
-      },
-    );
-    loading.set(tenantId, started);
-    return started;
-  }
-
-  return {
-    /** The cached entry (a value on a hit, else a promise). */
-    get(tenantId: string): ConfigEntry | Promise<ConfigEntry> {
-      const hit = entries.get(tenantId);
-      if (hit && hit.expiresAt > opts.clock()) return hit;
-      return miss(tenantId);
-    },
-    invalidate,
-  };
+  const cache = createLoadingCache<ConfigEntry>({
+    load: (tenantId) => loadSdkConfig(opts.db, tenantId),
+    ttlMs: CONFIG_TTL_MS,
+    maxEntries: opts.maxTenants ?? 10_000,
+    clock: opts.clock,
+  });
+  onTenantConfigChanged(opts.bus, cache.invalidate);
+  return cache;
 }
 export type ConfigCache = ReturnType<typeof createConfigCache>;
 

@@ -1,6 +1,7 @@
 import { inArray, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { apiKeys } from '../../db/schema/index.js';
+import { createLoadingCache } from '../cache.js';
 import { sha256 } from '../crypto.js';
 import { AppError } from '../errors.js';
 import type { InvalidationBus } from '../redis.js';
@@ -9,17 +10,13 @@ export const API_KEY_PREFIX = 'wfx_';
 export const API_KEY_RE = /^wfx_[0-9a-f]{64}$/;
 export const API_KEY_CHANNEL = 'api-key';
 const MAX_CACHED_KEYS = 50_000;
-const MAX_NEGATIVE_KEYS = 10_000;
 
 export interface SdkAuth {
   apiKeyId: string;
   tenantId: string;
 }
 
-interface CachedKey {
-  key: (SdkAuth & { expiresAt: number | null; revoked: boolean }) | null;
-  loadedAt: number;
-}
+type KnownKey = (SdkAuth & { expiresAt: number | null; revoked: boolean }) | null;
 
 /**
  * Verifies SDK API keys on the hot path without a database read per request: verified keys
@@ -33,65 +30,38 @@ export function createApiKeyVerifier(opts: {
   now?: () => number;
 }) {
   const now = opts.now ?? Date.now;
-  const cache = new Map<string, CachedKey>();
-  const negative = new Map<string, CachedKey>();
   const lastUsed = new Map<string, number>();
-  // Invalidations seen, numbered, per key: a load that an invalidation overtook is not cached
-  // (it may have read the row before the revocation committed).
-  let invalidations = 0;
-  const invalidatedAt = new Map<string, number>();
-  const evict = (keyHash: string) => {
-    invalidations++;
-    invalidatedAt.set(keyHash, invalidations);
-    if (invalidatedAt.size > MAX_CACHED_KEYS) invalidatedAt.delete(invalidatedAt.keys().next().value!);
-    cache.delete(keyHash);
-  };
-  opts.bus.subscribe(API_KEY_CHANNEL, evict);
+  const keys = createLoadingCache<KnownKey>({
+    ttlMs: opts.cacheTtlMs,
+    maxEntries: MAX_CACHED_KEYS,
+    clock: now,
+    async load(keyHash) {
+      const [row] = await opts.db
+        .select({
+          id: apiKeys.id,
+          tenantId: apiKeys.tenantId,
+          expiresAt: apiKeys.expiresAt,
+          revokedAt: apiKeys.revokedAt,
+        })
+        .from(apiKeys)
+        .where(sql`${apiKeys.keyHash} = ${keyHash}`)
+        .limit(1);
+      if (!row) return null;
+      return {
+        apiKeyId: row.id,
+        tenantId: row.tenantId,
+        expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
+        revoked: row.revokedAt !== null,
+      };
+    },
+  });
+  opts.bus.subscribe(API_KEY_CHANNEL, (keyHash) => keys.invalidate(keyHash));
 
-  async function load(keyHash: string): Promise<CachedKey['key']> {
-    const [row] = await opts.db
-      .select({
-        id: apiKeys.id,
-        tenantId: apiKeys.tenantId,
-        expiresAt: apiKeys.expiresAt,
-        revokedAt: apiKeys.revokedAt,
-      })
-      .from(apiKeys)
-      .where(sql`${apiKeys.keyHash} = ${keyHash}`)
-      .limit(1);
-    if (!row) return null;
-    return {
-      apiKeyId: row.id,
-      tenantId: row.tenantId,
-      expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
-      revoked: row.revokedAt !== null,
-    };
-  }
-
-  /** Loads a key, again if an invalidation of it arrived meanwhile; caches what is current. */
-  async function loadFresh(keyHash: string, t: number): Promise<CachedKey> {
-    for (;;) {
-      const before = invalidations;
-      const key = await load(keyHash);
-      if ((invalidatedAt.get(keyHash) ?? 0) > before) continue;
-      const entry = { key, loadedAt: t };
-      // Oldest first out (Map keeps insertion order); unknown keys are kept apart so that
-      // guessing random keys cannot push the real ones out.
-      const target = key ? cache : negative;
-      if (target.size >= (key ? MAX_CACHED_KEYS : MAX_NEGATIVE_KEYS))
-        target.delete(target.keys().next().value!);
-      target.set(keyHash, entry);
-      return entry;
-    }
-  }
   return {
     async verify(rawKey: string | undefined): Promise<SdkAuth> {
       if (!rawKey || !API_KEY_RE.test(rawKey)) throw new AppError('AUTH_FAILED');
-      const keyHash = sha256(rawKey);
+      const key = await keys.get(sha256(rawKey));
       const t = now();
-      let cached = cache.get(keyHash) ?? negative.get(keyHash);
-      if (!cached || t - cached.loadedAt > opts.cacheTtlMs) cached = await loadFresh(keyHash, t);
-      const key = cached.key;
       if (!key || key.revoked || (key.expiresAt !== null && key.expiresAt <= t))
         throw new AppError('AUTH_FAILED');
       lastUsed.set(key.apiKeyId, t);
@@ -99,8 +69,7 @@ export function createApiKeyVerifier(opts: {
     },
     /** Evicts a key on this instance at once and on every other one through the bus. */
     async invalidate(keyHash: string): Promise<void> {
-      evict(keyHash);
-      negative.delete(keyHash);
+      keys.invalidate(keyHash);
       await opts.bus.publish(API_KEY_CHANNEL, keyHash);
     },
     async flushLastUsed(): Promise<void> {
