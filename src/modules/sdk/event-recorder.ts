@@ -23,6 +23,18 @@ interface OpenBatch {
   stored: Promise<void>;
 }
 
+/** An event the service records itself: a fresh id, the given time, and its fields. */
+export function serverEvent(
+  type: StoredEvent['type'],
+  nowMs: number,
+  fields: Omit<StoredEvent, 'id' | 'clientId' | 'type' | 'timestamp'>,
+): StoredEvent {
+  const event: StoredEvent = { id: newId(), clientId: false, type, timestamp: new Date(nowMs).toISOString() };
+  for (const [k, v] of Object.entries(fields))
+    if (v !== undefined) (event as unknown as Record<string, unknown>)[k] = v;
+  return event;
+}
+
 const keyOf = (sdk: { tenantId: string; apiKeyId: string }) => `${sdk.tenantId}:${sdk.apiKeyId}`;
 
 export function createEventRecorder(writer: EventWriter) {

@@ -1,11 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { API_KEY } from '../../platform/auth/guard.js';
 import { emptyResponse, errors } from '../../platform/http/schemas.js';
-import { newId } from '../../platform/ids.js';
 import { createConfigCache, etagMatches } from './config-cache.js';
 import { createDeliveryCache } from './delivery-cache.js';
-import { createEventRecorder } from './event-recorder.js';
-import type { StoredEvent } from './event-types.js';
+import { createEventRecorder, serverEvent } from './event-recorder.js';
 import { createAppEventWriter, eventRoutes } from './events-routes.js';
 import { identifyEndUser } from './identify.js';
 import {
@@ -80,15 +78,11 @@ export const sdkRoutes: FastifyPluginAsyncZod = async (app) => {
       const nowMs = deps.clock();
       const { id } = await identifyEndUser(deps.database.db, sdk.tenantId, request.body, new Date(nowMs));
       const { userId, anonymousId, traits } = request.body;
-      const event: StoredEvent = {
-        id: newId(),
-        clientId: false,
-        type: 'IDENTIFY',
-        timestamp: new Date(nowMs).toISOString(),
+      const event = serverEvent('IDENTIFY', nowMs, {
         userId,
+        anonymousId,
         properties: { traits: traits ?? {}, endUserId: id },
-      };
-      if (anonymousId) event.anonymousId = anonymousId;
+      });
       const { correlationId, stored } = recorder.record(sdk, event, new Date(nowMs));
       request.correlationId = correlationId;
       await stored;

@@ -3,7 +3,7 @@ import { matchesRules, type RuleContext } from '../../engine/rules.js';
 import { matchUrl } from '../../engine/url-match.js';
 import { newId } from '../../platform/ids.js';
 import type { DeliveryCache, Servable, Snapshot } from './delivery-cache.js';
-import type { EventRecorder } from './event-recorder.js';
+import { type EventRecorder, serverEvent } from './event-recorder.js';
 import type { StoredEvent } from './event-types.js';
 import { type DeliveryContext, listDeliveryExtensions, type SessionAdditions } from './extensions.js';
 import type { SessionLookup, SessionLookupFn } from './session-lookup.js';
@@ -111,21 +111,15 @@ function appendJoined(parts: Buffer[], items: Buffer[], chosen: number[]): void 
 }
 
 /** A session start, recorded like an SDK event (SDK_INIT, `properties.source = "session"`). */
-function sessionStartEvent(sessionId: string, input: SessionInput, nowMs: number): StoredEvent {
-  const event: StoredEvent = {
-    id: newId(),
-    clientId: false,
-    type: 'SDK_INIT',
-    timestamp: new Date(nowMs).toISOString(),
+const sessionStartEvent = (sessionId: string, input: SessionInput, nowMs: number): StoredEvent =>
+  serverEvent('SDK_INIT', nowMs, {
     sessionId,
     properties: { source: 'session', ...(input.locale ? { locale: input.locale } : {}) },
-  };
-  if (input.userId) event.userId = input.userId;
-  if (input.anonymousId) event.anonymousId = input.anonymousId;
-  if (input.url !== undefined) event.url = input.url;
-  if (input.device) event.metadata = { device: input.device };
-  return event;
-}
+    userId: input.userId || undefined,
+    anonymousId: input.anonymousId || undefined,
+    url: input.url,
+    metadata: input.device ? { device: input.device } : undefined,
+  });
 
 /**
  * `POST /api/sdk/session`: resolves the end user and reads its item states and the tenant's
