@@ -48,7 +48,7 @@ export function createDeps(config: Config, database: DatabaseHandle, opts: DepsO
   const log = opts.log ?? pino({ level: config.logLevel });
   const clock = opts.clock ?? Date.now;
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;
-  const bus = createInvalidationBus(config.redisUrl, config.redisPrefix);
+  const bus = createInvalidationBus(config.redisUrl, config.redisPrefix, log);
   const store: RateLimitStore = redis
     ? redisRateLimitStore(redis, config.redisPrefix)
     : memoryRateLimitStore();

@@ -1,3 +1,4 @@
+import type { SQL } from 'drizzle-orm';
 import type { Executor } from './client.js';
 
 interface RawClient {
@@ -13,4 +14,10 @@ export async function rawQuery<T>(exec: Executor, text: string, params: unknown[
   const session = (exec as unknown as { session: { client: RawClient } }).session;
   const res = await session.client.query(text, params);
   return (res as { rows: T[] }).rows;
+}
+
+/** The rows of a drizzle `sql` statement (both drivers answer `{ rows }`). */
+export async function sqlRows<T>(exec: Executor, query: SQL): Promise<T[]> {
+  const res = await exec.execute(query);
+  return (res as unknown as { rows: T[] }).rows;
 }

@@ -12,6 +12,8 @@ export interface ServiceCtx {
   tenantId: string;
   actorId: string | null;
   ip: string | null;
+  /** The request's time, from the injectable clock (tests move it). */
+  now: Date;
 }
 
 export function ctxOf(request: FastifyRequest): ServiceCtx {
@@ -22,6 +24,7 @@ export function ctxOf(request: FastifyRequest): ServiceCtx {
     tenantId: auth.tenantId,
     actorId: auth.userId,
     ip: request.ip,
+    now: new Date(request.server.deps.clock()),
   };
 }
 

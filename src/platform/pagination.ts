@@ -43,3 +43,16 @@ export const toList = <T>(data: T[], page: PageRequest, total: number) => ({
 export const containsPattern = (search: string): string => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export const sortDirection = z.enum(['asc', 'desc']);
+
+/**
+ * A list page: the page's rows and the total, queried together. Pass the two drizzle queries
+ * (rows already ordered, without limit/offset; count as `select({ n: count() })`).
+ */
+export async function listPage<T>(
+  rows: { limit(n: number): { offset(n: number): PromiseLike<T[]> } },
+  total: PromiseLike<{ n: number }[]>,
+  page: PageRequest,
+) {
+  const [data, [counted]] = await Promise.all([rows.limit(page.limit).offset(pageOffset(page)), total]);
+  return toList(data, page, counted?.n ?? 0);
+}

@@ -22,12 +22,17 @@ export function connectRedis(url: string, opts: { subscriber?: boolean } = {}): 
  * Redis, every other instance hears it through pub/sub too.
  */
 export interface InvalidationBus {
+  /** Never rejects: callers publish after their change committed, so a Redis outage is logged, not answered. */
   publish(channel: string, key: string): Promise<void>;
   subscribe(channel: string, handler: (key: string) => void): void;
   close(): Promise<void>;
 }
 
-export function createInvalidationBus(redisUrl?: string, keyPrefix = 'guidance:'): InvalidationBus {
+export function createInvalidationBus(
+  redisUrl?: string,
+  keyPrefix = 'guidance:',
+  log?: { warn(obj: object, msg: string): void },
+): InvalidationBus {
   const PREFIX = `${keyPrefix}invalidate:`;
   const local = new EventEmitter();
   local.setMaxListeners(0);
@@ -56,7 +61,10 @@ export function createInvalidationBus(redisUrl?: string, keyPrefix = 'guidance:'
   return {
     async publish(channel, key) {
       local.emit(channel, key);
-      await pub.publish(PREFIX + channel, `${origin}:${key}`);
+      // Other instances still drop the entry when its TTL ends.
+      await pub.publish(PREFIX + channel, `${origin}:${key}`).catch((err: Error) => {
+        log?.warn({ err: err.message, channel, key }, 'invalidation not published to other instances');
+      });
     },
     subscribe(channel, handler) {
       local.on(channel, handler);

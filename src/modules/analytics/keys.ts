@@ -1,3 +1,4 @@
+import { isUuid } from '../../platform/ids.js';
 import type { StoredEvent } from '../sdk/event-types.js';
 
 /**
@@ -59,12 +60,10 @@ export function coordinateOf(value: unknown): number | null {
   return Math.abs(v) <= MAX_COORDINATE ? v : null;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** `properties.flowId` when it is a uuid (lower-cased), else null: such events count only in totals. */
 export function flowIdOf(props: Record<string, unknown> | undefined): string | null {
   const v = props?.flowId;
-  return typeof v === 'string' && UUID_RE.test(v) ? v.toLowerCase() : null;
+  return typeof v === 'string' && isUuid(v) ? v.toLowerCase() : null;
 }
 
 const MAX_STEP_INDEX = 100_000;

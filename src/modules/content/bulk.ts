@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
+import { sqlRows } from '../../db/raw.js';
 import { auditLogs, type ContentStatus, contentItems } from '../../db/schema/index.js';
 import { newId } from '../../platform/ids.js';
 import type { Referrer } from '../../platform/references.js';
@@ -40,7 +41,9 @@ async function bulkTransition(
         ? sql`, archived_at = ${stamp}`
         : sql``;
   return exec.transaction(async (tx) => {
-    const result = (await tx.execute(sql`
+    const rows = await sqlRows<ChangedRow>(
+      tx,
+      sql`
       with target as (
         select id, status from ${contentItems}
         where ${contentItems.status} in (${sql.join(
@@ -54,8 +57,8 @@ async function bulkTransition(
       from target
       where c.id = target.id
       returning c.id, c.tenant_id, c.type, c.name, target.status as from_status
-    `)) as unknown as { rows: ChangedRow[] };
-    const rows = result.rows;
+    `,
+    );
     if (rows.length > 0) {
       await tx.insert(auditLogs).values(
         rows.map((r) => {

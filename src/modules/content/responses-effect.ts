@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/client.js';
 import { rawQuery } from '../../db/raw.js';
-import { newId } from '../../platform/ids.js';
+import { isUuid, newId } from '../../platform/ids.js';
 import type { EffectContext, EventEffect, ProcessedBatch } from '../../workers/event-processor.js';
 import type { StoredEvent } from '../sdk/event-types.js';
 import type { SurveyQuestion } from './definitions.js';
@@ -35,7 +35,6 @@ interface Pending {
   event: StoredEvent;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 const pairKey = (tenantId: string, id: string) => `${tenantId}:${id.toLowerCase()}`;
@@ -45,8 +44,7 @@ function pairsOf(items: Pending[], idOf: (e: StoredEvent) => unknown): [string[]
   const seen = new Map<string, [string, string]>();
   for (const { batch, event } of items) {
     const id = idOf(event);
-    if (typeof id === 'string' && UUID_RE.test(id))
-      seen.set(pairKey(batch.tenantId, id), [batch.tenantId, id]);
+    if (typeof id === 'string' && isUuid(id)) seen.set(pairKey(batch.tenantId, id), [batch.tenantId, id]);
   }
   const pairs = [...seen.values()];
   return [pairs.map((p) => p[0]), pairs.map((p) => p[1])];
@@ -257,7 +255,7 @@ async function surveyRowOf(
     return null;
   };
   if (typeof surveyId !== 'string' || surveyId === '') return reject('properties.surveyId is missing');
-  const survey = UUID_RE.test(surveyId) ? surveys.get(pairKey(batch.tenantId, surveyId)) : undefined;
+  const survey = isUuid(surveyId) ? surveys.get(pairKey(batch.tenantId, surveyId)) : undefined;
   if (!survey) return reject(`survey ${surveyId} not found`);
   if (survey.status === 'ARCHIVED') return reject(`survey ${surveyId} is archived`);
   const checked = checkAnswers(survey, event.properties?.answers);
@@ -284,7 +282,7 @@ async function npsRowOf(
   };
   const id = npsSurveyIdOf(event);
   if (typeof id !== 'string' || id === '') return reject('properties.npsSurveyId is missing');
-  const survey = UUID_RE.test(id) ? npsSurveys.get(pairKey(batch.tenantId, id)) : undefined;
+  const survey = isUuid(id) ? npsSurveys.get(pairKey(batch.tenantId, id)) : undefined;
   if (!survey) return reject(`NPS survey ${id} not found`);
   if (survey.status === 'ARCHIVED') return reject(`NPS survey ${id} is archived`);
   const score = event.properties?.score;

@@ -107,12 +107,7 @@ export const pricingRoutes: FastifyPluginAsyncZod = async (app) => {
         ip: request.ip,
       });
       // After commit: cached SDK configs carry the plan.
-      await publishTenantConfigChanged(app.deps.bus, data.tenantId).catch((err: Error) =>
-        app.log.warn(
-          { err: err.message, tenantId: data.tenantId },
-          'tenant-config invalidation not published',
-        ),
-      );
+      await publishTenantConfigChanged(app.deps.bus, data.tenantId);
       return { data };
     },
   );

@@ -1,5 +1,6 @@
 import { and, count, eq, gt, gte, isNull, lt, ne, or, sql, sum } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
+import { sqlRows } from '../../db/raw.js';
 import { aiTokenUsage, apiKeys, endUsers, flows, members } from '../../db/schema/index.js';
 import type { PlanLimitKey } from './keys.js';
 
@@ -82,18 +83,17 @@ async function one(query: Promise<{ n: number | string | null }[]>): Promise<num
  * `status` whose archived value is ARCHIVED (journeys) or archived (experiments).
  */
 async function countIfTable(exec: Executor, table: 'journeys' | 'experiments', tenantId: string) {
-  const exists = rowsOf<{ present: boolean }>(
-    await exec.execute(sql`select to_regclass(${table}) is not null as present`),
+  const exists = await sqlRows<{ present: boolean }>(
+    exec,
+    sql`select to_regclass(${table}) is not null as present`,
   );
   if (!exists[0]?.present) return 0;
-  const rows = rowsOf<{ n: number | string }>(
-    await exec.execute(
-      sql`select count(*) as n from ${sql.identifier(table)}
-          where tenant_id = ${tenantId} and status not in ('ARCHIVED', 'archived')`,
-    ),
+  const rows = await sqlRows<{ n: number | string }>(
+    exec,
+    sql`select count(*) as n from ${sql.identifier(table)}
+        where tenant_id = ${tenantId} and status not in ('ARCHIVED', 'archived')`,
   );
   return Number(rows[0]?.n ?? 0);
 }
 
 /** `execute` answers `{ rows }` on both drivers. */
-const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;

@@ -1,3 +1,4 @@
+import { isUuid } from '../../platform/ids.js';
 import type { StoredEvent } from './event-types.js';
 
 /**
@@ -29,14 +30,12 @@ export function frequencyOf(settings: unknown): FrequencySettings {
 
 export type ItemState = 'completed' | 'dismissed';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The first property among `keys` that holds a uuid (lower-cased), else null. */
 function idIn(props: Record<string, unknown> | undefined, keys: readonly string[]): string | null {
   if (!props) return null;
   for (const k of keys) {
     const v = props[k];
-    if (typeof v === 'string' && UUID_RE.test(v)) return v.toLowerCase();
+    if (typeof v === 'string' && isUuid(v)) return v.toLowerCase();
   }
   return null;
 }

@@ -485,6 +485,7 @@ describe('DELETE /api/tenants/members/:id', () => {
 
 describe('last-owner protection under concurrency', () => {
   const ctxFor = (tenant: TenantFixture): ServiceCtx => ({
+    now: new Date(),
     db: db(),
     tenantId: tenant.tenantId,
     actorId: tenant.owner.userId,

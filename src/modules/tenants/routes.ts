@@ -35,10 +35,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
     log: app.log,
   };
   const now = () => new Date(app.deps.clock());
-  const configChanged = (tenantId: string) =>
-    publishTenantConfigChanged(app.deps.bus, tenantId).catch((err: Error) =>
-      app.log.warn({ err: err.message, tenantId }, 'tenant-config invalidation not published'),
-    );
+  const configChanged = (tenantId: string) => publishTenantConfigChanged(app.deps.bus, tenantId);
 
   app.get(
     '/api/tenants/current',

@@ -1,11 +1,11 @@
 import { eq, sql } from 'drizzle-orm';
 import { isForeignKeyViolation } from '../../db/errors.js';
+import { sqlRows } from '../../db/raw.js';
 import { locales } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { type ValidationIssue, validationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { assertFeatureEnabled } from '../pricing/enforce.js';
-import { rowsOf } from './raw.js';
 import type { BulkTranslationRow } from './schemas.js';
 
 /**
@@ -61,7 +61,7 @@ export async function bulkUpsertTranslations(
 
   try {
     return await ctx.db.transaction(async (tx) => {
-      const [counts] = await rowsOf<{ created: number; updated: number }>(
+      const [counts] = await sqlRows<{ created: number; updated: number }>(
         tx,
         sql`
           with up as (

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
+import { sqlRows } from '../../db/raw.js';
 import type { ServiceCtx } from '../../platform/context.js';
-import { rowsOf } from './raw.js';
 
 export interface LocaleStatus {
   localeCode: string;
@@ -18,7 +18,7 @@ export interface LocaleStatus {
  */
 export async function translationStatus(ctx: ServiceCtx, contentType?: string): Promise<LocaleStatus[]> {
   const typeFilter = contentType === undefined ? sql`` : sql`and t.content_type = ${contentType}`;
-  const rows = await rowsOf<{
+  const rows = await sqlRows<{
     code: string;
     name: string;
     is_default: boolean;

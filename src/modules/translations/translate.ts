@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { rowsOf } from './raw.js';
+import { sqlRows } from '../../db/raw.js';
 
 /**
  * Delivery-side translation (SDK sessions and anything that serves content in a locale).
@@ -47,7 +47,7 @@ export async function loadTranslations(
     const requested = localeCode?.trim().toLowerCase() || null;
     const base = requested?.includes('-') ? requested.split('-')[0]! : null;
     const refs = [...unique.values()];
-    const rows = await rowsOf<{
+    const rows = await sqlRows<{
       content_type: string;
       content_id: string;
       field_name: string;
