@@ -80,7 +80,7 @@ export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): Rate
   };
 }
 
-export interface RateDecision {
+interface RateDecision {
   limit: number;
   remaining: number;
   resetSeconds: number;
@@ -127,7 +127,6 @@ export function createRateLimiter(limits: RateLimits, store: RateLimitStore, now
   }
 
   return {
-    isEnabled: (scope: RateScope) => limits[scope] > 0,
     /** Counts the request and sets the headers; throws RATE_LIMITED past the scope's limit. */
     consume: (scope: RateScope, id: string, reply: FastifyReply) => consumeAll([scope], id, reply),
     consumeAll,

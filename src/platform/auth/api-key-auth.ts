@@ -86,7 +86,6 @@ export function createApiKeyVerifier(opts: {
         .from(sql`unnest(${sql.param(ids)}::uuid[], ${sql.param(times)}::timestamptz[]) as u(id, t)`)
         .where(sql`${apiKeys.id} = u.id and ${inArray(apiKeys.id, ids)}`);
     },
-    pendingLastUsed: () => lastUsed.size,
   };
 }
 export type ApiKeyVerifier = ReturnType<typeof createApiKeyVerifier>;
