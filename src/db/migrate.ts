@@ -11,11 +11,11 @@ import type { DatabaseHandle } from './client.js';
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 const LOCK_KEY = 727_001;
 
-export function listMigrations(dir = MIGRATIONS_DIR): { name: string; sql: string }[] {
-  return readdirSync(dir)
+function listMigrations(): { name: string; sql: string }[] {
+  return readdirSync(MIGRATIONS_DIR)
     .filter((f) => f.endsWith('.sql'))
     .sort()
-    .map((name) => ({ name, sql: readFileSync(join(dir, name), 'utf8') }));
+    .map((name) => ({ name, sql: readFileSync(join(MIGRATIONS_DIR, name), 'utf8') }));
 }
 
 export async function migrate(handle: DatabaseHandle): Promise<string[]> {

@@ -21,3 +21,24 @@ export async function sqlRows<T>(exec: Executor, query: SQL): Promise<T[]> {
   const res = await exec.execute(query);
   return (res as unknown as { rows: T[] }).rows;
 }
+
+/** Joins the parts of an in-memory row key (NUL never occurs in ids, days or selectors). */
+export const SEP = '\u0000';
+
+/**
+ * The values in key order. Set-based writers send their rows in this order, so concurrent
+ * processors lock shared rows in the same order and wait for each other instead of deadlocking.
+ */
+export function sortedByKey<T>(entries: Iterable<readonly [string, T]>): T[] {
+  return [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+}
+
+/** How a column is read from a row: a field name or a function. */
+export type ColumnPicker<T> = (keyof T & string) | ((row: T) => unknown);
+
+/** The column arrays of `rows`, one per picker, for `unnest($1::type[], $2::type[], ...)`. */
+export function columnsOf<T>(rows: readonly T[], pickers: readonly ColumnPicker<T>[]): unknown[][] {
+  return pickers.map((pick) =>
+    typeof pick === 'function' ? rows.map((row) => pick(row)) : rows.map((row) => row[pick]),
+  );
+}

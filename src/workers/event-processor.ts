@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { Executor } from '../db/client.js';
-import { rawQuery } from '../db/raw.js';
-import { eventDeadLetters } from '../db/schema/index.js';
+import { columnsOf, rawQuery } from '../db/raw.js';
 import type { AppDeps } from '../deps.js';
 import type { StoredEvent } from '../modules/sdk/event-types.js';
 import { decodeBatchEvents } from '../modules/sdk/ingest.js';
@@ -12,15 +11,17 @@ export interface ProcessedBatch {
   id: string;
   tenantId: string;
   correlationId: string;
-  receivedAt: Date;
   events: StoredEvent[];
   /** Child logger carrying the batch's correlationId. */
   log: Logger;
 }
 
 export interface EffectContext {
-  /** Parks an event that cannot be applied, with the reason, instead of failing the batch. */
-  deadLetter(batch: ProcessedBatch, event: StoredEvent, reason: string): Promise<void>;
+  /**
+   * Parks an event that cannot be applied, with the reason, instead of failing the batch. The
+   * chunk's dead letters are written together after the effects, in the same transaction.
+   */
+  deadLetter(batch: ProcessedBatch, event: StoredEvent, reason: string): void;
 }
 
 /**
@@ -33,9 +34,13 @@ export interface EventEffect {
   apply(tx: Executor, batches: ProcessedBatch[], ctx: EffectContext): Promise<void>;
 }
 
-const CLAIM = `select id, tenant_id, correlation_id, received_at, events, source, attempts from event_batches
+const CLAIM = `select id, tenant_id, correlation_id, received_at, events, source from event_batches
   where processed_at is null order by id limit $1 for update skip locked`;
 const GIVE_UP_AFTER = 5;
+
+/** All dead letters of a chunk in one statement, whatever their number. */
+const INSERT_DEAD_LETTERS = `insert into event_dead_letters (id, tenant_id, batch_id, correlation_id, event, reason)
+  select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::jsonb[], $6::text[])`;
 
 interface ClaimedRow {
   id: string;
@@ -44,7 +49,6 @@ interface ClaimedRow {
   received_at: Date | string;
   events: string;
   source: 'sdk' | 'server';
-  attempts: number;
 }
 
 /**
@@ -88,27 +92,10 @@ async function processChunk(deps: AppDeps, effects: EventEffect[], chunk: number
     // Find the poison: retry the chunk's batches one at a time.
     if (claimedIds.length > 1) {
       let done = 0;
-      for (let i = 0; i < claimedIds.length; i++) done += await processOne(deps, effects);
+      for (let i = 0; i < claimedIds.length; i++) done += await processChunk(deps, effects, 1);
       return done;
     }
     await recordFailure(deps, claimedIds[0]!, err);
-    return 1;
-  }
-}
-
-async function processOne(deps: AppDeps, effects: EventEffect[]): Promise<number> {
-  let claimed: string | null = null;
-  try {
-    return await deps.database.db.transaction(async (tx) => {
-      const rows = await rawQuery<ClaimedRow>(tx, CLAIM, [1]);
-      if (rows.length === 0) return 0;
-      claimed = rows[0]!.id;
-      await applyBatches(tx, deps, effects, rows);
-      return 1;
-    });
-  } catch (err) {
-    if (!claimed) throw err;
-    await recordFailure(deps, claimed, err);
     return 1;
   }
 }
@@ -132,32 +119,36 @@ async function applyBatches(
   effects: EventEffect[],
   rows: ClaimedRow[],
 ): Promise<void> {
-  const batches = rows.map<ProcessedBatch>((r) => {
-    const receivedAt = new Date(r.received_at);
-    return {
-      id: r.id,
-      tenantId: r.tenant_id,
-      correlationId: r.correlation_id,
-      receivedAt,
-      events: decodeBatchEvents({ id: r.id, receivedAt, source: r.source }, r.events),
-      log: deps.log.child({ correlationId: r.correlation_id }),
-    };
-  });
+  const batches = rows.map<ProcessedBatch>((r) => ({
+    id: r.id,
+    tenantId: r.tenant_id,
+    correlationId: r.correlation_id,
+    events: decodeBatchEvents({ id: r.id, receivedAt: new Date(r.received_at), source: r.source }, r.events),
+    log: deps.log.child({ correlationId: r.correlation_id }),
+  }));
   await dropDuplicates(tx, batches);
+  const deadLetters: { batch: ProcessedBatch; event: StoredEvent; reason: string }[] = [];
   const ctx: EffectContext = {
-    async deadLetter(batch, event, reason) {
+    deadLetter(batch, event, reason) {
       batch.log.info({ eventId: event.id, type: event.type, reason }, 'event set aside');
-      await tx.insert(eventDeadLetters).values({
-        id: newId(),
-        tenantId: batch.tenantId,
-        batchId: batch.id,
-        correlationId: batch.correlationId,
-        event: event as unknown as Record<string, unknown>,
-        reason,
-      });
+      deadLetters.push({ batch, event, reason });
     },
   };
   for (const effect of effects) await effect.apply(tx, batches, ctx);
+  if (deadLetters.length > 0) {
+    await rawQuery(
+      tx,
+      INSERT_DEAD_LETTERS,
+      columnsOf(deadLetters, [
+        () => newId(),
+        (d) => d.batch.tenantId,
+        (d) => d.batch.id,
+        (d) => d.batch.correlationId,
+        (d) => JSON.stringify(d.event),
+        'reason',
+      ]),
+    );
+  }
   await rawQuery(tx, 'update event_batches set processed_at = now() where id = any($1::uuid[])', [
     rows.map((r) => r.id),
   ]);

@@ -1,4 +1,5 @@
-import { index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { created, ts, updated } from './columns.js';
 import { tenants } from './platform.js';
 
@@ -18,7 +19,15 @@ export const endUsers = pgTable(
     createdAt: created(),
     updatedAt: updated(),
   },
-  (t) => [index('end_users_tenant_last_seen_idx').on(t.tenantId, t.lastSeenAt)],
+  (t) => [
+    uniqueIndex('end_users_tenant_external_key')
+      .on(t.tenantId, t.externalId)
+      .where(sql`external_id is not null`),
+    uniqueIndex('end_users_tenant_anonymous_key')
+      .on(t.tenantId, t.anonymousId)
+      .where(sql`anonymous_id is not null and external_id is null`),
+    index('end_users_tenant_last_seen_idx').on(t.tenantId, t.lastSeenAt),
+  ],
 );
 
 /** One row per accepted SDK request (migration 0008); `events` is its body as received (see decodeBatchEvents). */

@@ -433,6 +433,26 @@ describe('GET /api/analytics/heatmaps', () => {
     expect(elsewhere.json().data).toMatchObject({ totalClicks: 0, points: [], elements: [] });
   });
 
+  it('counts clicks without a selector in the total, though they name no element', async () => {
+    const tenant = await createTenant(t);
+    const page = 'https://app.example.com/blank';
+    await send(await apiKey(tenant), [
+      { type: 'CLICK', url: page, timestamp: at('2026-03-10'), properties: { x: 3, y: 4 } },
+      { type: 'CLICK', url: page, timestamp: at('2026-03-11'), properties: { selector: '  ' } },
+      { type: 'DEAD_CLICK', url: page, timestamp: at('2026-03-11') },
+    ]);
+    await processPendingEvents(t.deps, eventEffects);
+    const res = await get(
+      `/api/analytics/heatmaps?url=${encodeURIComponent(page)}&${MARCH}`,
+      tenant.owner.headers,
+    );
+    expect(res.json().data).toMatchObject({
+      totalClicks: 2,
+      points: [{ x: 3, y: 4, selector: null, count: 1, rageClicks: 0, deadClicks: 0 }],
+      elements: [],
+    });
+  });
+
   it('needs url, and shows another tenant nothing', async () => {
     const error = expectError(await get(`/api/analytics/heatmaps?${MARCH}`), 400, 'VALIDATION_ERROR');
     expect((error.details as { path: string }[]).map((d) => d.path)).toEqual(['query.url']);

@@ -1,2 +1,2 @@
-// What other parts of the service (event processing, benchmarks) use from analytics.
-export { aggregateRollups, analyticsRollupsEffect, applyRollups, writeRollups } from './rollups-effect.js';
+// What benchmarks use from analytics (event processing registers analyticsRollupsEffect itself).
+export { applyRollups } from './rollups-effect.js';

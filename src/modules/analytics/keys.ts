@@ -1,12 +1,12 @@
-import { isUuid } from '../../platform/ids.js';
 import type { StoredEvent } from '../sdk/event-types.js';
+import { idIn } from '../sdk/frequency.js';
 
 /**
  * How events map onto rollup keys, shared by the writer (rollups-effect.ts) and the reader
  * (service.ts) so both agree. Days are UTC.
  */
 
-export const MS_PER_DAY = 86_400_000;
+const MS_PER_DAY = 86_400_000;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T/;
 
 /** `YYYY-MM-DD` of the event's timestamp (UTC). */
@@ -43,7 +43,7 @@ export function heatmapUrl(url: string | undefined): string | null {
   return page.length > 0 ? page : null;
 }
 
-export const MAX_SELECTOR_LENGTH = 512;
+const MAX_SELECTOR_LENGTH = 512;
 
 /** `properties.selector`, trimmed and truncated; '' when absent. */
 export function selectorOf(value: unknown): string {
@@ -61,10 +61,8 @@ export function coordinateOf(value: unknown): number | null {
 }
 
 /** `properties.flowId` when it is a uuid (lower-cased), else null: such events count only in totals. */
-export function flowIdOf(props: Record<string, unknown> | undefined): string | null {
-  const v = props?.flowId;
-  return typeof v === 'string' && isUuid(v) ? v.toLowerCase() : null;
-}
+export const flowIdOf = (props: Record<string, unknown> | undefined): string | null =>
+  idIn(props, ['flowId']);
 
 const MAX_STEP_INDEX = 100_000;
 

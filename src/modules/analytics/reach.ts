@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/client.js';
-import { rawQuery } from '../../db/raw.js';
+import { columnsOf, rawQuery, SEP, sortedByKey } from '../../db/raw.js';
 import { dayFromEpoch } from './keys.js';
 
 /**
@@ -16,7 +16,7 @@ import { dayFromEpoch } from './keys.js';
 /** `prev` of a user's first active day; stored as '-infinity'. */
 export const FIRST_DAY = Number.NEGATIVE_INFINITY;
 
-export type PointDelta = (day: number, prev: number, change: number) => void;
+type PointDelta = (day: number, prev: number, change: number) => void;
 
 function lowerBound(sorted: number[], v: number): number {
   let lo = 0;
@@ -65,8 +65,6 @@ export function encodeDays(days: number[]): { origin: number; bits: string } {
   for (const d of days) bits[d - origin] = '1';
   return { origin, bits: bits.join('') };
 }
-
-const SEP = '\u0000';
 
 /** The reach input of a chunk: new active days per (tenant, scope, user), and anonymous points. */
 export class ReachChanges {
@@ -125,10 +123,8 @@ const dateOf = (n: number) => (n === FIRST_DAY ? '-infinity' : dayFromEpoch(n));
  * the point changes. Four statements whatever the chunk size.
  */
 export async function writeReach(tx: Executor, changes: ReachChanges): Promise<void> {
-  const keys = [...changes.users.keys()].sort();
-  if (keys.length > 0) {
-    const users = keys.map((k) => changes.users.get(k)!);
-    const ids = [users.map((u) => u.tenantId), users.map((u) => u.scope), users.map((u) => u.userKey)];
+  if (changes.users.size > 0) {
+    const ids = columnsOf(sortedByKey(changes.users), ['tenantId', 'scope', 'userKey']);
     await rawQuery(tx, PLACEHOLDERS, ids);
     const rows = await rawQuery<{
       tenant_id: string;
@@ -154,25 +150,18 @@ export async function writeReach(tx: Executor, changes: ReachChanges): Promise<v
         });
     }
     if (updates.length > 0) {
-      await rawQuery(tx, UPDATE_USERS, [
-        updates.map((u) => u.tenantId),
-        updates.map((u) => u.scope),
-        updates.map((u) => u.userKey),
-        updates.map((u) => dayFromEpoch(u.origin)),
-        updates.map((u) => u.bits),
-      ]);
+      await rawQuery(
+        tx,
+        UPDATE_USERS,
+        columnsOf(updates, ['tenantId', 'scope', 'userKey', (u) => dayFromEpoch(u.origin), 'bits']),
+      );
     }
   }
-  const points = [...changes.points.entries()]
-    .filter(([, p]) => p.n !== 0)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, p]) => p);
+  const points = sortedByKey(changes.points).filter((p) => p.n !== 0);
   if (points.length === 0) return;
-  await rawQuery(tx, UPSERT_POINTS, [
-    points.map((p) => p.tenantId),
-    points.map((p) => p.scope),
-    points.map((p) => dayFromEpoch(p.day)),
-    points.map((p) => dateOf(p.prev)),
-    points.map((p) => p.n),
-  ]);
+  await rawQuery(
+    tx,
+    UPSERT_POINTS,
+    columnsOf(points, ['tenantId', 'scope', (p) => dayFromEpoch(p.day), (p) => dateOf(p.prev), 'n']),
+  );
 }

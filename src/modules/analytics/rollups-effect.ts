@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/client.js';
-import { rawQuery } from '../../db/raw.js';
+import { type ColumnPicker, columnsOf, rawQuery, SEP, sortedByKey } from '../../db/raw.js';
 import type { EventEffect, ProcessedBatch } from '../../workers/event-processor.js';
 import type { StoredEvent } from '../sdk/event-types.js';
 import {
@@ -24,15 +24,6 @@ import { ReachChanges, writeReach } from './reach.js';
  * marked processed in it), so nothing here deduplicates.
  */
 
-const SEP = '\u0000';
-
-/**
- * Distinct-user rollups ignore days before this (the events still count in the totals): a
- * user's stored day set spans from their first to their last active day, and a client clock
- * in year 1 would make it huge.
- */
-export const MIN_REACH_DAY = '2000-01-01';
-
 interface Counters {
   clicks: number;
   rage: number;
@@ -47,7 +38,7 @@ interface FlowCounts {
 }
 
 /** Aggregated rows, keyed by their primary key (joined with NUL) so each key is written once. */
-export interface Rollups {
+interface Rollups {
   dailyEvents: Map<string, { tenantId: string; day: string; type: string; n: number }>;
   flowDaily: Map<string, { tenantId: string; flowId: string; day: string } & FlowCounts>;
   /** Distinct users: active users, step reach and flow completers (see reach.ts). */
@@ -59,7 +50,7 @@ export interface Rollups {
   heatElements: Map<string, { tenantId: string; url: string; day: string; selector: string } & Counters>;
 }
 
-export function emptyRollups(): Rollups {
+function emptyRollups(): Rollups {
   return {
     dailyEvents: new Map(),
     flowDaily: new Map(),
@@ -82,8 +73,8 @@ const CLICK_COUNTER: Partial<Record<StoredEvent['type'], keyof Counters>> = {
   DEAD_CLICK: 'dead',
 };
 
-/** Adds one event of a tenant to the in-memory rollups (pure; exported for unit tests). */
-export function addEvent(r: Rollups, tenantId: string, e: StoredEvent): void {
+/** Adds one event of a tenant to the in-memory rollups (pure). */
+function addEvent(r: Rollups, tenantId: string, e: StoredEvent): void {
   const day = dayOf(e.timestamp);
 
   // totalEvents counts what clients sent; events the service records itself (session starts,
@@ -96,13 +87,12 @@ export function addEvent(r: Rollups, tenantId: string, e: StoredEvent): void {
   }
 
   const userKey = activeUserKey(e);
-  const reachable = day >= MIN_REACH_DAY;
-  if (userKey !== null && reachable) r.reach.addUserDay(tenantId, ACTIVE_SCOPE, userKey, epochDay(day));
+  if (userKey !== null) r.reach.addUserDay(tenantId, ACTIVE_SCOPE, userKey, epochDay(day));
 
   const flowCounter = FLOW_COUNTER[e.type];
   if (flowCounter || e.type === 'STEP_VIEWED') {
     const flowId = flowIdOf(e.properties);
-    if (flowId !== null) addFlowEvent(r, tenantId, flowId, day, e, flowCounter, reachable);
+    if (flowId !== null) addFlowEvent(r, tenantId, flowId, day, e, flowCounter);
   }
 
   const clickCounter = CLICK_COUNTER[e.type];
@@ -119,7 +109,6 @@ function addFlowEvent(
   day: string,
   e: StoredEvent,
   counter: keyof FlowCounts | undefined,
-  reachable: boolean,
 ): void {
   if (counter) {
     const fk = tenantId + SEP + flowId + SEP + day;
@@ -136,7 +125,7 @@ function addFlowEvent(
     const step = stepIndexOf(e.properties);
     if (step !== null) scope = stepScope(flowId, step);
   }
-  if (scope === null || !reachable) return;
+  if (scope === null) return;
   const userKey = flowUserKey(e);
   if (userKey === null) r.reach.addLoneDay(tenantId, scope, epochDay(day));
   else r.reach.addUserDay(tenantId, scope, userKey, epochDay(day));
@@ -172,18 +161,10 @@ function addClick(
 }
 
 /** The rollups of a chunk of batches (pure). */
-export function aggregateRollups(batches: readonly Pick<ProcessedBatch, 'tenantId' | 'events'>[]): Rollups {
+function aggregateRollups(batches: readonly Pick<ProcessedBatch, 'tenantId' | 'events'>[]): Rollups {
   const r = emptyRollups();
   for (const b of batches) for (const e of b.events) addEvent(r, b.tenantId, e);
   return r;
-}
-
-/**
- * Rows in key order: concurrent processors then lock shared rows (a tenant's day counters) in
- * the same order and cannot deadlock each other.
- */
-function sorted<T>(map: Map<string, T>): T[] {
-  return [...map.keys()].sort().map((k) => map.get(k)!);
 }
 
 const UPSERT_DAILY_EVENTS = `insert into analytics_daily_events as t (tenant_id, day, type, events)
@@ -213,55 +194,43 @@ const UPSERT_HEAT_ELEMENTS = `insert into analytics_heatmap_elements as t
   on conflict (tenant_id, url_key, day, selector) do update set clicks = t.clicks + excluded.clicks,
     rage_clicks = t.rage_clicks + excluded.rage_clicks, dead_clicks = t.dead_clicks + excluded.dead_clicks`;
 
-/** Column arrays of rows, in the order of `pick`'s tuple. */
-function columns<T>(rows: T[], pick: (row: T) => unknown[]): unknown[][] {
-  const first = rows[0];
-  if (first === undefined) return [];
-  const cols: unknown[][] = pick(first).map(() => new Array(rows.length));
-  rows.forEach((row, i) => {
-    pick(row).forEach((v, c) => {
-      cols[c]![i] = v;
-    });
-  });
-  return cols;
-}
-
-async function upsert<T>(tx: Executor, sql: string, map: Map<string, T>, pick: (row: T) => unknown[]) {
+/** Upserts the rows in key order (a tenant's day counters are shared: see sortedByKey). */
+async function upsert<T>(tx: Executor, sql: string, map: Map<string, T>, pickers: ColumnPicker<T>[]) {
   if (map.size === 0) return;
-  await rawQuery(tx, sql, columns(sorted(map), pick));
+  await rawQuery(tx, sql, columnsOf(sortedByKey(map), pickers));
 }
 
 /** Writes aggregated rollups: one statement per counter table that has rows, four for reach. */
-export async function writeRollups(tx: Executor, r: Rollups): Promise<void> {
-  await upsert(tx, UPSERT_DAILY_EVENTS, r.dailyEvents, (x) => [x.tenantId, x.day, x.type, x.n]);
-  await upsert(tx, UPSERT_FLOW_DAILY, r.flowDaily, (x) => [
-    x.tenantId,
-    x.flowId,
-    x.day,
-    x.starts,
-    x.completed,
-    x.dismissed,
-    x.skipped,
+async function writeRollups(tx: Executor, r: Rollups): Promise<void> {
+  await upsert(tx, UPSERT_DAILY_EVENTS, r.dailyEvents, ['tenantId', 'day', 'type', 'n']);
+  await upsert(tx, UPSERT_FLOW_DAILY, r.flowDaily, [
+    'tenantId',
+    'flowId',
+    'day',
+    'starts',
+    'completed',
+    'dismissed',
+    'skipped',
   ]);
-  await upsert(tx, UPSERT_HEAT_POINTS, r.heatPoints, (x) => [
-    x.tenantId,
-    x.url,
-    x.day,
-    x.x,
-    x.y,
-    x.selector,
-    x.clicks,
-    x.rage,
-    x.dead,
+  await upsert(tx, UPSERT_HEAT_POINTS, r.heatPoints, [
+    'tenantId',
+    'url',
+    'day',
+    'x',
+    'y',
+    'selector',
+    'clicks',
+    'rage',
+    'dead',
   ]);
-  await upsert(tx, UPSERT_HEAT_ELEMENTS, r.heatElements, (x) => [
-    x.tenantId,
-    x.url,
-    x.day,
-    x.selector,
-    x.clicks,
-    x.rage,
-    x.dead,
+  await upsert(tx, UPSERT_HEAT_ELEMENTS, r.heatElements, [
+    'tenantId',
+    'url',
+    'day',
+    'selector',
+    'clicks',
+    'rage',
+    'dead',
   ]);
   await writeReach(tx, r.reach);
 }

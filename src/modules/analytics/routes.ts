@@ -17,8 +17,6 @@ const viewer = { auth: requireRole('VIEWER') };
 
 /** Read-only analytics over the rollups that event processing maintains (fresh within a second). */
 export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const now = () => app.deps.clock();
-
   app.get(
     '/api/analytics/overview',
     {
@@ -29,7 +27,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: overviewResponse, ...errors(400, 401, 403) },
       },
     },
-    async (request) => ({ data: await getOverview(ctxOf(request), request.query, now()) }),
+    async (request) => ({ data: await getOverview(ctxOf(request), request.query) }),
   );
 
   app.get(
@@ -44,7 +42,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => ({
-      data: await getFlowAnalytics(ctxOf(request), request.params.flowId, request.query, now()),
+      data: await getFlowAnalytics(ctxOf(request), request.params.flowId, request.query),
     }),
   );
 
@@ -58,6 +56,6 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: heatmapResponse, ...errors(400, 401, 403) },
       },
     },
-    async (request) => ({ data: await getHeatmap(ctxOf(request), request.query, now()) }),
+    async (request) => ({ data: await getHeatmap(ctxOf(request), request.query) }),
   );
 };

@@ -1,11 +1,13 @@
-import { and, asc, count, eq, ne, sql } from 'drizzle-orm';
+import { and, count, eq, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { rawQuery } from '../../db/raw.js';
-import { flowSteps, flows } from '../../db/schema/index.js';
+import { flows } from '../../db/schema/index.js';
 import type { ServiceCtx } from '../../platform/context.js';
-import { contentNotFound, validationError } from '../../platform/errors.js';
+import { validationError } from '../../platform/errors.js';
 import { isUuid } from '../../platform/ids.js';
-import { ACTIVE_SCOPE, completedScope, type DayRange, heatmapUrl, stepScope } from './keys.js';
+import { findFlow, flowMissing, loadSteps } from '../flows/records.js';
+import { EARLIEST_EVENT_DAY } from '../sdk/ingest.js';
+import { ACTIVE_SCOPE, completedScope, type DayRange, dayOf, heatmapUrl, stepScope } from './keys.js';
 import type { HeatmapQuery, RangeQuery } from './schemas.js';
 
 /**
@@ -14,38 +16,33 @@ import type { HeatmapQuery, RangeQuery } from './schemas.js';
  * not on the number of events or users; heatmaps on the distinct points of the page.
  */
 
-/**
- * Without startDate the range starts at ALL_TIME_START (the distinct-user rollups ignore earlier
- * days); without endDate it ends today (UTC). A range of any length costs the same few queries:
- * each sums per-day rollup rows in SQL, nothing here walks the days.
- */
-export const ALL_TIME_START = '2000-01-01';
-export const MAX_HEATMAP_POINTS = 5_000;
-export const MAX_HEATMAP_ELEMENTS = 1_000;
-
-const dayString = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-/** The UTC day of a validated bound: a date as is, a date-time the UTC day it falls on. */
-const dayOfBound = (s: string) => (s.length === 10 ? s : dayString(Date.parse(s)));
+const MAX_HEATMAP_POINTS = 5_000;
+const MAX_HEATMAP_ELEMENTS = 1_000;
 
 /** The days counted, and the `dateRange` answered: the bounds as sent, else the defaulted day. */
-export interface ResolvedRange extends DayRange {
+interface ResolvedRange extends DayRange {
   dateRange: { startDate: string; endDate: string };
 }
 
 /**
- * Resolves the query's bounds to whole UTC days. Both sent with start after end: 400. A bound
- * left open never makes the range invalid: it defaults to the other bound's day when that one
- * lies beyond the default (an endDate before 2000, a startDate after today).
+ * Resolves the query's bounds to whole UTC days. Without startDate the range starts at
+ * EARLIEST_EVENT_DAY (no event has an earlier day: ingest settles such timestamps to the receive
+ * time); without endDate it ends today (UTC). Both sent with start after end: 400. A bound left
+ * open never makes the range invalid: it defaults to the other bound's day when that one lies
+ * beyond the default (an endDate before 2000, a startDate after today). A range of any length
+ * costs the same few queries: each sums per-day rollup rows in SQL, nothing here walks the days.
  */
-export function resolveRange(query: RangeQuery, now: number): ResolvedRange {
-  const sentStart = query.startDate === undefined ? null : dayOfBound(query.startDate);
-  const sentEnd = query.endDate === undefined ? null : dayOfBound(query.endDate);
+function resolveRange(query: RangeQuery, now: Date): ResolvedRange {
+  // A date is its own UTC day; a date-time (validated, with offset) the UTC day it falls on.
+  const sentStart = query.startDate === undefined ? null : dayOf(query.startDate);
+  const sentEnd = query.endDate === undefined ? null : dayOf(query.endDate);
   if (sentStart !== null && sentEnd !== null && sentStart > sentEnd) {
     throw validationError([{ path: 'query.startDate', message: 'startDate must not be after endDate' }]);
   }
-  const today = dayString(now);
+  const today = dayOf(now.toISOString());
   const endDay = sentEnd ?? (sentStart !== null && sentStart > today ? sentStart : today);
-  const startDay = sentStart ?? (endDay < ALL_TIME_START ? endDay : ALL_TIME_START);
+  // biome-ignore lint/complexity/useMathMinMax: days are YYYY-MM-DD strings, not numbers
+  const startDay = sentStart ?? (endDay < EARLIEST_EVENT_DAY ? endDay : EARLIEST_EVENT_DAY);
   return {
     startDay,
     endDay,
@@ -71,10 +68,30 @@ async function reachOf(exec: Executor, tenantId: string, scopes: string[], range
   return new Map(rows.map((r) => [r.scope, num(r.n)]));
 }
 
-export async function getOverview(ctx: ServiceCtx, query: RangeQuery, now: number) {
-  const range = resolveRange(query, now);
+/** Flow event counts in the range: of one flow, or of all the tenant's flows. */
+async function flowTotals(exec: Executor, tenantId: string, range: DayRange, flowId?: string) {
+  const params = [tenantId, range.startDay, range.endDay];
+  if (flowId !== undefined) params.push(flowId);
+  const [t] = await rawQuery<{ starts: unknown; completed: unknown; dismissed: unknown; skipped: unknown }>(
+    exec,
+    `select sum(starts) as starts, sum(completed) as completed, sum(dismissed) as dismissed,
+       sum(skipped) as skipped
+     from analytics_flow_daily where tenant_id = $1 and day between $2::date and $3::date
+       ${flowId === undefined ? '' : 'and flow_id = $4'}`,
+    params,
+  );
+  return {
+    starts: num(t?.starts),
+    completed: num(t?.completed),
+    dismissed: num(t?.dismissed),
+    skipped: num(t?.skipped),
+  };
+}
+
+export async function getOverview(ctx: ServiceCtx, query: RangeQuery) {
+  const range = resolveRange(query, ctx.now);
   const { db, tenantId } = ctx;
-  const [flowCounts, events, flowTotals, active] = await Promise.all([
+  const [flowCounts, events, totals, active] = await Promise.all([
     db
       .select({
         total: count(),
@@ -88,53 +105,33 @@ export async function getOverview(ctx: ServiceCtx, query: RangeQuery, now: numbe
        where tenant_id = $1 and day between $2::date and $3::date`,
       [tenantId, range.startDay, range.endDay],
     ),
-    rawQuery<{ starts: unknown; completed: unknown }>(
-      db,
-      `select sum(starts) as starts, sum(completed) as completed from analytics_flow_daily
-       where tenant_id = $1 and day between $2::date and $3::date`,
-      [tenantId, range.startDay, range.endDay],
-    ),
+    flowTotals(db, tenantId, range),
     reachOf(db, tenantId, [ACTIVE_SCOPE], range),
   ]);
-  const starts = num(flowTotals[0]?.starts);
-  const completions = num(flowTotals[0]?.completed);
   return {
     totalFlows: flowCounts[0]?.total ?? 0,
     publishedFlows: flowCounts[0]?.published ?? 0,
     activeUsers: active.get(ACTIVE_SCOPE) ?? 0,
     totalEvents: num(events[0]?.n),
-    flowCompletions: completions,
-    completionRate: ratio(completions, starts),
+    flowCompletions: totals.completed,
+    completionRate: ratio(totals.completed, totals.starts),
     dateRange: range.dateRange,
   };
 }
 
-export async function getFlowAnalytics(ctx: ServiceCtx, flowId: string, query: RangeQuery, now: number) {
-  const range = resolveRange(query, now);
+export async function getFlowAnalytics(ctx: ServiceCtx, flowId: string, query: RangeQuery) {
+  const range = resolveRange(query, ctx.now);
   const { db, tenantId } = ctx;
-  if (!isUuid(flowId)) throw contentNotFound('Flow');
-  const [flow] = await db
-    .select({ id: flows.id, name: flows.name })
-    .from(flows)
-    .where(and(eq(flows.tenantId, tenantId), eq(flows.id, flowId)))
-    .limit(1);
-  if (!flow) throw contentNotFound('Flow');
-  const steps = await db
-    .select({ id: flowSteps.id, order: flowSteps.order, content: flowSteps.content })
-    .from(flowSteps)
-    .where(and(eq(flowSteps.tenantId, tenantId), eq(flowSteps.flowId, flow.id)))
-    .orderBy(asc(flowSteps.order));
-  const scopes = [completedScope(flow.id), ...steps.map((s) => stepScope(flow.id, s.order))];
-  const [totals, reach] = await Promise.all([
-    rawQuery<{ starts: unknown; completed: unknown; dismissed: unknown; skipped: unknown }>(
-      db,
-      `select sum(starts) as starts, sum(completed) as completed, sum(dismissed) as dismissed,
-         sum(skipped) as skipped
-       from analytics_flow_daily where tenant_id = $1 and flow_id = $2 and day between $3::date and $4::date`,
-      [tenantId, flow.id, range.startDay, range.endDay],
-    ),
-    reachOf(db, tenantId, scopes, range),
+  // Checked first: the steps and totals queries below take the id as a uuid.
+  if (!isUuid(flowId)) throw flowMissing();
+  const [flow, steps, totals] = await Promise.all([
+    findFlow(db, tenantId, flowId),
+    loadSteps(db, tenantId, flowId),
+    flowTotals(db, tenantId, range, flowId),
   ]);
+  if (!flow) throw flowMissing();
+  const scopes = [completedScope(flow.id), ...steps.map((s) => stepScope(flow.id, s.order))];
+  const reach = await reachOf(db, tenantId, scopes, range);
   const reached = (order: number) => reach.get(stepScope(flow.id, order)) ?? 0;
   const completedUsers = reach.get(completedScope(flow.id)) ?? 0;
   const stepDropOff = steps.map((step, i) => {
@@ -152,31 +149,28 @@ export async function getFlowAnalytics(ctx: ServiceCtx, flowId: string, query: R
       dropOffRate: here > 0 ? dropOffCount / here : 0,
     };
   });
-  const t = totals[0];
-  const totalStarts = num(t?.starts);
-  const completed = num(t?.completed);
   return {
     flowId: flow.id,
     flowName: flow.name,
-    totalStarts,
-    completed,
-    dismissed: num(t?.dismissed),
-    skipped: num(t?.skipped),
-    completionRate: ratio(completed, totalStarts),
+    totalStarts: totals.starts,
+    completed: totals.completed,
+    dismissed: totals.dismissed,
+    skipped: totals.skipped,
+    completionRate: ratio(totals.completed, totals.starts),
     stepDropOff,
     dateRange: range.dateRange,
   };
 }
 
-export async function getHeatmap(ctx: ServiceCtx, query: HeatmapQuery, now: number) {
-  const range = resolveRange(query, now);
+export async function getHeatmap(ctx: ServiceCtx, query: HeatmapQuery) {
+  const range = resolveRange(query, ctx.now);
   const { db, tenantId } = ctx;
   const url = heatmapUrl(query.url);
   const base = { url: url ?? query.url, dateRange: range.dateRange };
   if (url === null) return { ...base, totalClicks: 0, points: [], elements: [] };
   const params = [tenantId, url, range.startDay, range.endDay];
   const where = 'tenant_id = $1 and url_key = md5($2)::uuid and day between $3::date and $4::date';
-  const [points, elements, total] = await Promise.all([
+  const [points, selectors] = await Promise.all([
     rawQuery<{ x: number; y: number; selector: string; c: unknown; r: unknown; d: unknown }>(
       db,
       `select x, y, selector, sum(clicks) as c, sum(rage_clicks) as r, sum(dead_clicks) as d
@@ -185,23 +179,22 @@ export async function getHeatmap(ctx: ServiceCtx, query: HeatmapQuery, now: numb
        order by c desc, r desc, d desc, y, x, selector limit ${MAX_HEATMAP_POINTS}`,
       params,
     ),
-    rawQuery<{ selector: string; c: unknown; r: unknown; d: unknown }>(
+    // Every selector's sums, the clicks without one ('') included: the window sum over all of
+    // them (taken before the limit) is the page's total. '' is one row at most, hence the +1.
+    rawQuery<{ selector: string; c: unknown; r: unknown; d: unknown; total: unknown }>(
       db,
-      `select selector, sum(clicks) as c, sum(rage_clicks) as r, sum(dead_clicks) as d
-       from analytics_heatmap_elements where ${where} and selector <> ''
+      `select selector, sum(clicks) as c, sum(rage_clicks) as r, sum(dead_clicks) as d,
+         sum(sum(clicks)) over () as total
+       from analytics_heatmap_elements where ${where}
        group by selector
-       order by c desc, r desc, d desc, selector limit ${MAX_HEATMAP_ELEMENTS}`,
-      params,
-    ),
-    rawQuery<{ n: unknown }>(
-      db,
-      `select sum(clicks) as n from analytics_heatmap_elements where ${where}`,
+       order by c desc, r desc, d desc, selector limit ${MAX_HEATMAP_ELEMENTS + 1}`,
       params,
     ),
   ]);
+  const elements = selectors.filter((e) => e.selector !== '').slice(0, MAX_HEATMAP_ELEMENTS);
   return {
     ...base,
-    totalClicks: num(total[0]?.n),
+    totalClicks: num(selectors[0]?.total),
     points: points.map((p) => ({
       x: Number(p.x),
       y: Number(p.y),

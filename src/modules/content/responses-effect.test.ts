@@ -6,10 +6,7 @@ import { endUsers, eventDeadLetters } from '../../db/schema/index.js';
 import { newId } from '../../platform/ids.js';
 import { eventEffects } from '../../workers/event-effects.js';
 import { processPendingEvents } from '../../workers/event-processor.js';
-import type { SurveyForResponses } from './delivery.js';
-import { answerProblem, checkAnswers } from './responses-effect.js';
-
-type Question = SurveyForResponses['questions'][number];
+import { answerProblem, checkAnswers, type Question } from './responses-effect.js';
 
 let t: TestApp;
 let acme: TenantFixture;

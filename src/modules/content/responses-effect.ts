@@ -1,10 +1,9 @@
 import type { Executor } from '../../db/client.js';
-import { rawQuery } from '../../db/raw.js';
+import { columnsOf, rawQuery } from '../../db/raw.js';
 import { isUuid, newId } from '../../platform/ids.js';
 import type { EffectContext, EventEffect, ProcessedBatch } from '../../workers/event-processor.js';
 import type { StoredEvent } from '../sdk/event-types.js';
 import type { SurveyQuestion } from './definitions.js';
-import type { SurveyForResponses } from './delivery.js';
 
 /**
  * SURVEY_RESPONSE and NPS_RESPONSE events become survey_responses and nps_responses rows.
@@ -23,12 +22,21 @@ import type { SurveyForResponses } from './delivery.js';
  *   `submitted_at`: the event timestamp; `event_id`: the event id (a replay inserts nothing).
  */
 
-export const MAX_TEXT_ANSWER = 10_000;
-export const MAX_NPS_COMMENT = 10_000;
+const MAX_TEXT_ANSWER = 10_000;
+const MAX_NPS_COMMENT = 10_000;
 
-/** `order` (absent in older callers' shapes) lets an answer name its question by position. */
-type Question = SurveyForResponses['questions'][number] & { order?: number };
-type SurveyQuestions = { questions: Question[] };
+/** A question as the checks read it; `order` (absent in older shapes) lets an answer name it by position. */
+export type Question = Pick<SurveyQuestion, 'key' | 'type' | 'required' | 'options'> & { order?: number };
+
+/** A survey or NPS survey a response names. */
+interface Target {
+  id: string;
+  status: string;
+}
+
+interface Survey extends Target {
+  questions: Question[];
+}
 
 interface Pending {
   batch: ProcessedBatch;
@@ -37,46 +45,41 @@ interface Pending {
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
-const pairKey = (tenantId: string, id: string) => `${tenantId}:${id.toLowerCase()}`;
+const pairKey = (tenantId: string, key: string) => `${tenantId}:${key}`;
+/** A uuid, lower-cased (as the database answers it), else null. */
+const uuidOf = (v: unknown) => (typeof v === 'string' && isUuid(v) ? v.toLowerCase() : null);
 
-/** Distinct (tenant, id) pairs of the uuids `idOf` finds in the events. */
-function pairsOf(items: Pending[], idOf: (e: StoredEvent) => unknown): [string[], string[]] {
-  const seen = new Map<string, [string, string]>();
+/** The distinct (tenant, key) pairs of the keys `keyOf` finds, as columns [tenantIds, keys]; null if none. */
+function pairsOf(items: Pending[], keyOf: (e: StoredEvent) => string | null): unknown[][] | null {
+  const seen = new Map<string, { tenantId: string; key: string }>();
   for (const { batch, event } of items) {
-    const id = idOf(event);
-    if (typeof id === 'string' && isUuid(id)) seen.set(pairKey(batch.tenantId, id), [batch.tenantId, id]);
+    const key = keyOf(event);
+    if (key !== null) seen.set(pairKey(batch.tenantId, key), { tenantId: batch.tenantId, key });
   }
-  const pairs = [...seen.values()];
-  return [pairs.map((p) => p[0]), pairs.map((p) => p[1])];
+  return seen.size === 0 ? null : columnsOf([...seen.values()], ['tenantId', 'key']);
 }
 
-interface SurveyOfResponses extends Omit<SurveyForResponses, 'questions'> {
-  questions: Question[];
-}
-
-async function loadSurveys(tx: Executor, items: Pending[]): Promise<Map<string, SurveyOfResponses>> {
-  const [tenants, ids] = pairsOf(items, (e) => e.properties?.surveyId);
-  if (ids.length === 0) return new Map();
+async function loadSurveys(tx: Executor, items: Pending[]): Promise<Map<string, Survey>> {
+  const pairs = pairsOf(items, (e) => uuidOf(e.properties?.surveyId));
+  if (!pairs) return new Map();
   const rows = await rawQuery<{
     id: string;
     tenant_id: string;
-    name: string;
     status: string;
     questions: SurveyQuestion[] | null;
   }>(
     tx,
-    `select c.id, c.tenant_id, c.name, c.status, c.body -> 'questions' as questions
+    `select c.id, c.tenant_id, c.status, c.body -> 'questions' as questions
      from content_items c join unnest($1::uuid[], $2::uuid[]) as p (tenant_id, id)
        on c.tenant_id = p.tenant_id and c.id = p.id
      where c.type = 'surveys'`,
-    [tenants, ids],
+    pairs,
   );
   return new Map(
     rows.map((r) => [
       pairKey(r.tenant_id, r.id),
       {
         id: r.id,
-        name: r.name,
         status: r.status,
         questions: (r.questions ?? []).map((q) => ({
           key: q.key,
@@ -92,38 +95,31 @@ async function loadSurveys(tx: Executor, items: Pending[]): Promise<Map<string, 
 
 const npsSurveyIdOf = (e: StoredEvent) => e.properties?.npsSurveyId ?? e.properties?.surveyId;
 
-async function loadNpsSurveys(
-  tx: Executor,
-  items: Pending[],
-): Promise<Map<string, { id: string; status: string }>> {
-  const [tenants, ids] = pairsOf(items, npsSurveyIdOf);
-  if (ids.length === 0) return new Map();
+async function loadNpsSurveys(tx: Executor, items: Pending[]): Promise<Map<string, Target>> {
+  const pairs = pairsOf(items, (e) => uuidOf(npsSurveyIdOf(e)));
+  if (!pairs) return new Map();
   const rows = await rawQuery<{ id: string; tenant_id: string; status: string }>(
     tx,
     `select s.id, s.tenant_id, s.status
      from nps_surveys s join unnest($1::uuid[], $2::uuid[]) as p (tenant_id, id)
        on s.tenant_id = p.tenant_id and s.id = p.id`,
-    [tenants, ids],
+    pairs,
   );
   return new Map(rows.map((r) => [pairKey(r.tenant_id, r.id), { id: r.id, status: r.status }]));
 }
 
 /** End users of the events' userIds, keyed `tenant:userId`. */
 async function loadEndUsers(tx: Executor, items: Pending[]): Promise<Map<string, string>> {
-  const seen = new Map<string, [string, string]>();
-  for (const { batch, event } of items) {
-    if (event.userId) seen.set(`${batch.tenantId}:${event.userId}`, [batch.tenantId, event.userId]);
-  }
-  if (seen.size === 0) return new Map();
-  const pairs = [...seen.values()];
+  const pairs = pairsOf(items, (e) => e.userId || null);
+  if (!pairs) return new Map();
   const rows = await rawQuery<{ id: string; tenant_id: string; external_id: string }>(
     tx,
     `select u.id, u.tenant_id, u.external_id
      from end_users u join unnest($1::uuid[], $2::text[]) as p (tenant_id, external_id)
        on u.tenant_id = p.tenant_id and u.external_id = p.external_id`,
-    [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+    pairs,
   );
-  return new Map(rows.map((r) => [`${r.tenant_id}:${r.external_id}`, r.id]));
+  return new Map(rows.map((r) => [pairKey(r.tenant_id, r.external_id), r.id]));
 }
 
 const unanswered = (v: unknown) =>
@@ -194,7 +190,7 @@ function questionResolver(questions: Question[]): (key: string) => Question | un
 
 /** The stored response (answered questions only, by question key), or why the answers do not fit. */
 export function checkAnswers(
-  survey: SurveyQuestions,
+  survey: Pick<Survey, 'questions'>,
   answers: unknown,
 ): { response: Record<string, unknown> } | { problem: string } {
   if (!isPlainObject(answers))
@@ -224,87 +220,92 @@ export function checkAnswers(
   return { response };
 }
 
-interface SurveyRow {
+/** What every response row carries. */
+interface ResponseBase {
   tenantId: string;
-  surveyId: string;
   endUserId: string | null;
-  response: Record<string, unknown>;
   submittedAt: string;
   eventId: string;
 }
 
-interface NpsRow {
-  tenantId: string;
+interface SurveyRow extends ResponseBase {
+  surveyId: string;
+  response: Record<string, unknown>;
+}
+
+interface NpsRow extends ResponseBase {
   npsSurveyId: string;
-  endUserId: string | null;
   score: number;
   comment: string | null;
-  submittedAt: string;
-  eventId: string;
 }
 
-async function surveyRowOf(
+/** A row, or why the event does not fit (it is then dead-lettered). */
+type Outcome<T> = T | { problem: string };
+
+const SURVEY_REF = { field: 'surveyId', what: 'survey' };
+const NPS_REF = { field: 'npsSurveyId', what: 'NPS survey' };
+
+/**
+ * The target the event names (`id`, sent as `properties.<field>`): one of the tenant, not
+ * archived; with the fields every response row has.
+ */
+function resolveTarget<T extends Target>(
   { batch, event }: Pending,
-  surveys: Map<string, SurveyOfResponses>,
+  id: unknown,
+  ref: { field: string; what: string },
+  targets: Map<string, T>,
   endUsers: Map<string, string>,
-  ctx: EffectContext,
-): Promise<SurveyRow | null> {
-  const surveyId = event.properties?.surveyId;
-  const reject = async (reason: string) => {
-    await ctx.deadLetter(batch, event, reason);
-    return null;
-  };
-  if (typeof surveyId !== 'string' || surveyId === '') return reject('properties.surveyId is missing');
-  const survey = isUuid(surveyId) ? surveys.get(pairKey(batch.tenantId, surveyId)) : undefined;
-  if (!survey) return reject(`survey ${surveyId} not found`);
-  if (survey.status === 'ARCHIVED') return reject(`survey ${surveyId} is archived`);
-  const checked = checkAnswers(survey, event.properties?.answers);
-  if ('problem' in checked) return reject(checked.problem);
+): Outcome<{ target: T; base: ResponseBase }> {
+  if (typeof id !== 'string' || id === '') return { problem: `properties.${ref.field} is missing` };
+  const target = isUuid(id) ? targets.get(pairKey(batch.tenantId, id.toLowerCase())) : undefined;
+  if (!target) return { problem: `${ref.what} ${id} not found` };
+  if (target.status === 'ARCHIVED') return { problem: `${ref.what} ${id} is archived` };
+  const endUserId = event.userId ? (endUsers.get(pairKey(batch.tenantId, event.userId)) ?? null) : null;
   return {
-    tenantId: batch.tenantId,
-    surveyId: survey.id,
-    endUserId: event.userId ? (endUsers.get(`${batch.tenantId}:${event.userId}`) ?? null) : null,
-    response: checked.response,
-    submittedAt: event.timestamp,
-    eventId: event.id,
+    target,
+    base: { tenantId: batch.tenantId, endUserId, submittedAt: event.timestamp, eventId: event.id },
   };
 }
 
-async function npsRowOf(
-  { batch, event }: Pending,
-  npsSurveys: Map<string, { id: string; status: string }>,
+function surveyRowOf(
+  item: Pending,
+  surveys: Map<string, Survey>,
   endUsers: Map<string, string>,
-  ctx: EffectContext,
-): Promise<NpsRow | null> {
-  const reject = async (reason: string) => {
-    await ctx.deadLetter(batch, event, reason);
-    return null;
-  };
-  const id = npsSurveyIdOf(event);
-  if (typeof id !== 'string' || id === '') return reject('properties.npsSurveyId is missing');
-  const survey = isUuid(id) ? npsSurveys.get(pairKey(batch.tenantId, id)) : undefined;
-  if (!survey) return reject(`NPS survey ${id} not found`);
-  if (survey.status === 'ARCHIVED') return reject(`NPS survey ${id} is archived`);
-  const score = event.properties?.score;
+): Outcome<SurveyRow> {
+  const props = item.event.properties;
+  const found = resolveTarget(item, props?.surveyId, SURVEY_REF, surveys, endUsers);
+  if ('problem' in found) return found;
+  const checked = checkAnswers(found.target, props?.answers);
+  if ('problem' in checked) return checked;
+  return { ...found.base, surveyId: found.target.id, response: checked.response };
+}
+
+function npsRowOf(
+  item: Pending,
+  npsSurveys: Map<string, Target>,
+  endUsers: Map<string, string>,
+): Outcome<NpsRow> {
+  const found = resolveTarget(item, npsSurveyIdOf(item.event), NPS_REF, npsSurveys, endUsers);
+  if ('problem' in found) return found;
+  const score = item.event.properties?.score;
+  const comment = item.event.properties?.comment;
   if (!isInt(score) || score < 0 || score > 10)
-    return reject('properties.score must be an integer from 0 to 10');
-  const comment = event.properties?.comment;
+    return { problem: 'properties.score must be an integer from 0 to 10' };
   if (comment !== undefined && comment !== null && typeof comment !== 'string') {
-    return reject('properties.comment must be a string');
+    return { problem: 'properties.comment must be a string' };
   }
   if (typeof comment === 'string' && comment.length > MAX_NPS_COMMENT) {
-    return reject(`properties.comment is longer than ${MAX_NPS_COMMENT} characters`);
+    return { problem: `properties.comment is longer than ${MAX_NPS_COMMENT} characters` };
   }
   return {
-    tenantId: batch.tenantId,
-    npsSurveyId: survey.id,
-    endUserId: event.userId ? (endUsers.get(`${batch.tenantId}:${event.userId}`) ?? null) : null,
+    ...found.base,
+    npsSurveyId: found.target.id,
     score,
     comment: typeof comment === 'string' && comment.trim() !== '' ? comment : null,
-    submittedAt: event.timestamp,
-    eventId: event.id,
   };
 }
+
+const freshId = () => newId();
 
 async function insertSurveyResponses(tx: Executor, rows: SurveyRow[]): Promise<void> {
   if (rows.length === 0) return;
@@ -313,15 +314,15 @@ async function insertSurveyResponses(tx: Executor, rows: SurveyRow[]): Promise<v
     `insert into survey_responses (id, tenant_id, survey_id, end_user_id, response, submitted_at, event_id)
      select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::jsonb[], $6::timestamptz[], $7::uuid[])
      on conflict (tenant_id, event_id) do nothing`,
-    [
-      rows.map(() => newId()),
-      rows.map((r) => r.tenantId),
-      rows.map((r) => r.surveyId),
-      rows.map((r) => r.endUserId),
-      rows.map((r) => JSON.stringify(r.response)),
-      rows.map((r) => r.submittedAt),
-      rows.map((r) => r.eventId),
-    ],
+    columnsOf(rows, [
+      freshId,
+      'tenantId',
+      'surveyId',
+      'endUserId',
+      (r) => JSON.stringify(r.response),
+      'submittedAt',
+      'eventId',
+    ]),
   );
 }
 
@@ -332,17 +333,32 @@ async function insertNpsResponses(tx: Executor, rows: NpsRow[]): Promise<void> {
     `insert into nps_responses (id, tenant_id, nps_survey_id, end_user_id, score, comment, submitted_at, event_id)
      select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::int[], $6::text[], $7::timestamptz[], $8::uuid[])
      on conflict (tenant_id, event_id) do nothing`,
-    [
-      rows.map(() => newId()),
-      rows.map((r) => r.tenantId),
-      rows.map((r) => r.npsSurveyId),
-      rows.map((r) => r.endUserId),
-      rows.map((r) => r.score),
-      rows.map((r) => r.comment),
-      rows.map((r) => r.submittedAt),
-      rows.map((r) => r.eventId),
-    ],
+    columnsOf(rows, [
+      freshId,
+      'tenantId',
+      'npsSurveyId',
+      'endUserId',
+      'score',
+      'comment',
+      'submittedAt',
+      'eventId',
+    ]),
   );
+}
+
+/** The rows that fit; each event that does not is dead-lettered with its problem. */
+function rowsOf<T extends object>(
+  items: Pending[],
+  rowOf: (item: Pending) => Outcome<T>,
+  ctx: EffectContext,
+): T[] {
+  const rows: T[] = [];
+  for (const item of items) {
+    const row = rowOf(item);
+    if ('problem' in row) ctx.deadLetter(item.batch, item.event, row.problem);
+    else rows.push(row);
+  }
+  return rows;
 }
 
 async function applyResponses(tx: Executor, batches: ProcessedBatch[], ctx: EffectContext): Promise<void> {
@@ -359,18 +375,14 @@ async function applyResponses(tx: Executor, batches: ProcessedBatch[], ctx: Effe
   const surveys = await loadSurveys(tx, surveyEvents);
   const npsSurveys = await loadNpsSurveys(tx, npsEvents);
   const endUsers = await loadEndUsers(tx, [...surveyEvents, ...npsEvents]);
-  const surveyRows: SurveyRow[] = [];
-  for (const item of surveyEvents) {
-    const row = await surveyRowOf(item, surveys, endUsers, ctx);
-    if (row) surveyRows.push(row);
-  }
-  const npsRows: NpsRow[] = [];
-  for (const item of npsEvents) {
-    const row = await npsRowOf(item, npsSurveys, endUsers, ctx);
-    if (row) npsRows.push(row);
-  }
-  await insertSurveyResponses(tx, surveyRows);
-  await insertNpsResponses(tx, npsRows);
+  await insertSurveyResponses(
+    tx,
+    rowsOf(surveyEvents, (item) => surveyRowOf(item, surveys, endUsers), ctx),
+  );
+  await insertNpsResponses(
+    tx,
+    rowsOf(npsEvents, (item) => npsRowOf(item, npsSurveys, endUsers), ctx),
+  );
 }
 
 export const surveyResponsesEffect: EventEffect = { name: 'survey-responses', apply: applyResponses };

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/client.js';
-import { rawQuery } from '../../db/raw.js';
+import { columnsOf, rawQuery, SEP, sortedByKey } from '../../db/raw.js';
 import { newId } from '../../platform/ids.js';
 import type { EventEffect, ProcessedBatch } from '../../workers/event-processor.js';
 import { itemStateOf } from './frequency.js';
@@ -19,8 +19,6 @@ import { itemStateOf } from './frequency.js';
  *
  * Registered first in the effects list, so later effects of the same chunk find the end users.
  */
-
-const SEP = '\u0000';
 
 interface Seen {
   tenantId: string;
@@ -95,6 +93,15 @@ on conflict (tenant_id, end_user_id, item_id) do update set
 where (s.completed_at is null and excluded.completed_at is not null)
    or (s.dismissed_at is null and excluded.dismissed_at is not null)`;
 
+interface ItemStateRow {
+  tenantId: string;
+  ext: string | null;
+  anon: string | null;
+  itemId: string;
+  completed: string | null;
+  dismissed: string | null;
+}
+
 function widen(map: Map<string, Seen>, key: string, who: Omit<Seen, 'first' | 'last'>, ts: string): void {
   const seen = map.get(key);
   if (!seen) {
@@ -107,25 +114,11 @@ function widen(map: Map<string, Seen>, key: string, who: Omit<Seen, 'first' | 'l
   seen.anon ??= who.anon;
 }
 
-/**
- * Rows in key order: concurrent processors then lock the same end users in the same order, so
- * two chunks that share users wait for each other instead of deadlocking.
- */
-function sortedValues<V>(map: Map<string, V>): V[] {
-  return [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
-}
-
 export async function applyEndUserActivity(tx: Executor, batches: ProcessedBatch[]): Promise<void> {
   const users = new Map<string, Seen>();
   const anonymous = new Map<string, Seen>();
-  const states: {
-    tenantId: string;
-    ext: string | null;
-    anon: string | null;
-    itemId: string;
-    completed: string | null;
-    dismissed: string | null;
-  }[] = [];
+  /** [end user and item key, state]: several events of one pair share a key (the SQL groups them). */
+  const states: [string, ItemStateRow][] = [];
 
   for (const batch of batches) {
     for (const event of batch.events) {
@@ -137,51 +130,44 @@ export async function applyEndUserActivity(tx: Executor, batches: ProcessedBatch
       else widen(anonymous, `${batch.tenantId}${SEP}${anon}`, who, event.timestamp);
       const state = itemStateOf(event);
       if (state) {
-        states.push({
-          tenantId: batch.tenantId,
-          ext,
-          anon: ext ? null : anon,
-          itemId: state.itemId,
-          completed: state.state === 'completed' ? event.timestamp : null,
-          dismissed: state.state === 'dismissed' ? event.timestamp : null,
-        });
+        const stateAnon = ext ? null : anon;
+        states.push([
+          `${batch.tenantId}${SEP}${ext ?? ''}${SEP}${stateAnon ?? ''}${SEP}${state.itemId}`,
+          {
+            tenantId: batch.tenantId,
+            ext,
+            anon: stateAnon,
+            itemId: state.itemId,
+            completed: state.state === 'completed' ? event.timestamp : null,
+            dismissed: state.state === 'dismissed' ? event.timestamp : null,
+          },
+        ]);
       }
     }
   }
 
+  // Rows in key order: chunks that share end users lock them in the same order (sortedByKey).
+  const freshId = () => newId();
   if (users.size > 0) {
-    const rows = sortedValues(users);
-    await rawQuery(tx, USERS, [
-      rows.map(() => newId()),
-      rows.map((r) => r.tenantId),
-      rows.map((r) => r.ext),
-      rows.map((r) => r.anon),
-      rows.map((r) => r.first),
-      rows.map((r) => r.last),
-    ]);
+    await rawQuery(
+      tx,
+      USERS,
+      columnsOf(sortedByKey(users), [freshId, 'tenantId', 'ext', 'anon', 'first', 'last']),
+    );
   }
   if (anonymous.size > 0) {
-    const rows = sortedValues(anonymous);
-    await rawQuery(tx, ANONYMOUS, [
-      rows.map(() => newId()),
-      rows.map((r) => r.tenantId),
-      rows.map((r) => r.anon),
-      rows.map((r) => r.first),
-      rows.map((r) => r.last),
-    ]);
+    await rawQuery(
+      tx,
+      ANONYMOUS,
+      columnsOf(sortedByKey(anonymous), [freshId, 'tenantId', 'anon', 'first', 'last']),
+    );
   }
   if (states.length > 0) {
-    const key = (x: (typeof states)[number]) =>
-      `${x.tenantId}${SEP}${x.ext ?? ''}${SEP}${x.anon ?? ''}${SEP}${x.itemId}`;
-    states.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-    await rawQuery(tx, STATES, [
-      states.map((s) => s.tenantId),
-      states.map((s) => s.ext),
-      states.map((s) => s.anon),
-      states.map((s) => s.itemId),
-      states.map((s) => s.completed),
-      states.map((s) => s.dismissed),
-    ]);
+    await rawQuery(
+      tx,
+      STATES,
+      columnsOf(sortedByKey(states), ['tenantId', 'ext', 'anon', 'itemId', 'completed', 'dismissed']),
+    );
   }
 }
 

@@ -31,7 +31,7 @@ export function frequencyOf(settings: unknown): FrequencySettings {
 export type ItemState = 'completed' | 'dismissed';
 
 /** The first property among `keys` that holds a uuid (lower-cased), else null. */
-function idIn(props: Record<string, unknown> | undefined, keys: readonly string[]): string | null {
+export function idIn(props: Record<string, unknown> | undefined, keys: readonly string[]): string | null {
   if (!props) return null;
   for (const k of keys) {
     const v = props[k];

@@ -63,6 +63,9 @@ export function decodeBatchEvents(
 /** Before this, a client clock is simply wrong (and PostgreSQL has no year 0). */
 const EARLIEST_MS = Date.UTC(2000, 0, 1);
 
+/** The UTC day of EARLIEST_MS (`2000-01-01`): no processed event has an earlier day. */
+export const EARLIEST_EVENT_DAY = new Date(EARLIEST_MS).toISOString().slice(0, 10);
+
 function settleTimestamp(value: unknown, receivedMs: number, receivedIso: string): string {
   if (typeof value !== 'string') return receivedIso;
   const ms = Date.parse(value);
