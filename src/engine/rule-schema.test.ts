@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_RULE_DEPTH, MAX_RULE_NODES, type RuleTree, ruleTreeSchema } from './rule-schema.js';
+import { MAX_RULE_DEPTH, MAX_RULE_NODES, ruleTreeSchema } from './rule-schema.js';
 import { OPERATORS, type RuleNode } from './rules.js';
 
 const issuesOf = (input: unknown) => {
@@ -27,8 +27,7 @@ describe('ruleTreeSchema', () => {
         { logicalOperator: 'NOT', rules: [{ field: 'userId', operator: 'exists' }] },
       ],
     };
-    const parsed: RuleTree = ruleTreeSchema.parse(tree);
-    const node: RuleNode = parsed;
+    const node: RuleNode = ruleTreeSchema.parse(tree);
     expect(node).toEqual(tree);
     expect(ruleTreeSchema.parse({ field: 'role', operator: 'eq', value: 'admin' })).toEqual({
       field: 'role',

@@ -1,17 +1,16 @@
 import { z } from 'zod';
-import { LOGICAL_OPERATORS, OPERATORS, type Operator, type RuleNode } from './rules.js';
+import { FORBIDDEN_SEGMENTS, LOGICAL_OPERATORS, OPERATORS, type Operator, type RuleNode } from './rules.js';
 import { regexPatternProblem } from './url-match.js';
 
 /** Levels of nesting, the root being level 1 (a group of leaves has 2). */
 export const MAX_RULE_DEPTH = 10;
 /** Groups and leaves together. */
 export const MAX_RULE_NODES = 200;
-export const MAX_FIELD_LENGTH = 200;
-export const MAX_VALUE_STRING_LENGTH = 2000;
-export const MAX_VALUE_ITEMS = 1000;
+const MAX_FIELD_LENGTH = 200;
+const MAX_VALUE_STRING_LENGTH = 2000;
+const MAX_VALUE_ITEMS = 1000;
 
 const FIELD_PATTERN = /^[A-Za-z_$][\w$-]*(?:\.[\w$-]+)*$/;
-const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'prototype', 'constructor']);
 const COMPARISON: ReadonlySet<Operator> = new Set(['gt', 'lt', 'gte', 'lte']);
 
 const fieldSchema = z
@@ -136,5 +135,3 @@ export const ruleTreeSchema = z.preprocess((input, ctx) => {
   checkBounds(input, 1, [], { nodes: 0, failed: false }, ctx);
   return input;
 }, ruleNodeSchema);
-
-export type RuleTree = z.infer<typeof ruleTreeSchema>;

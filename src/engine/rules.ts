@@ -51,7 +51,8 @@ export interface RuleEvaluation {
 
 /** Operators that pass when the field is missing (undefined or null); all others fail. */
 const PASS_ON_MISSING: ReadonlySet<string> = new Set(['not_exists', 'neq', 'not_in', 'not_contains']);
-const FORBIDDEN_SEGMENTS: ReadonlySet<string> = new Set(['__proto__', 'prototype', 'constructor']);
+/** Path segments that could reach a prototype: never walked, written or accepted in a field path. */
+export const FORBIDDEN_SEGMENTS: ReadonlySet<string> = new Set(['__proto__', 'prototype', 'constructor']);
 /** Containers nested deeper than this are compared as unequal rather than risking the stack. */
 const MAX_EQUALITY_DEPTH = 32;
 
@@ -59,18 +60,19 @@ type Obj = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null;
 
-function isPlainObject(v: unknown): v is Obj {
+/** An object literal (or `Object.create(null)`): not an array, a Date or a class instance. */
+export function isPlainObject(v: unknown): v is Obj {
   if (!isObject(v) || Array.isArray(v)) return false;
   const proto = Object.getPrototypeOf(v);
   return proto === null || proto === Object.prototype;
 }
 
-export function isRuleGroup(node: unknown): node is RuleGroup {
+function isRuleGroup(node: unknown): node is RuleGroup {
   return isObject(node) && Array.isArray(node.rules);
 }
 
 /** Own properties only: a path never walks into prototypes or `__proto__`/`constructor`. */
-export function resolveField(context: unknown, field: string): unknown {
+function resolveField(context: unknown, field: string): unknown {
   let current: unknown = context;
   for (const segment of field.split('.')) {
     if (FORBIDDEN_SEGMENTS.has(segment) || !isObject(current)) return undefined;
@@ -124,7 +126,7 @@ function primitiveEqual(a: unknown, b: unknown): boolean {
 }
 
 /** eq semantics: primitives with number/boolean string coercion; arrays and plain objects deeply. */
-export function looseEqual(a: unknown, b: unknown, depth = 0): boolean {
+function looseEqual(a: unknown, b: unknown, depth = 0): boolean {
   if (depth > MAX_EQUALITY_DEPTH) return false;
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
@@ -219,7 +221,7 @@ function applyOperator(operator: string, actual: unknown, expected: unknown): bo
 }
 
 /** Evaluates one leaf; unknown shapes or operators are false, never an exception. */
-export function evaluateLeaf(leaf: RuleLeaf, context: RuleContext): boolean {
+function evaluateLeaf(leaf: RuleLeaf, context: RuleContext): boolean {
   try {
     const { field, operator, value } = leaf;
     if (typeof field !== 'string' || typeof operator !== 'string') return false;
@@ -232,17 +234,18 @@ export function evaluateLeaf(leaf: RuleLeaf, context: RuleContext): boolean {
 }
 
 /**
- * Combines child results. Empty AND is true and empty OR is false (the identities of each
+ * Whether `op` holds over `items`, each tested by `test` — lazily, so a caller whose test does
+ * the work short-circuits. Empty AND is true and empty OR is false (the identities of each
  * operator); NOT negates the AND of its children, so an empty NOT is false.
  */
-function combine(op: unknown, results: readonly boolean[]): boolean {
+function combine<T>(op: unknown, items: readonly T[], test: (item: T) => boolean): boolean {
   switch (op ?? 'AND') {
     case 'AND':
-      return results.every(Boolean);
+      return items.every(test);
     case 'OR':
-      return results.some(Boolean);
+      return items.some(test);
     case 'NOT':
-      return !results.every(Boolean);
+      return !items.every(test);
     default:
       return false;
   }
@@ -255,8 +258,9 @@ interface Tally {
 
 function evaluateNode(node: RuleNode, context: RuleContext, tally: Tally): boolean {
   if (isRuleGroup(node)) {
+    // every child first: the tally counts all leaves
     const results = node.rules.map((child) => evaluateNode(child, context, tally));
-    return combine(node.logicalOperator, results);
+    return combine(node.logicalOperator, results, Boolean);
   }
   const result = isObject(node) && evaluateLeaf(node, context);
   tally.total++;
@@ -274,15 +278,5 @@ export function evaluateRules(tree: RuleNode, context: RuleContext): RuleEvaluat
 /** Hot-path evaluation for the SDK: same result as `evaluateRules(...).matches`, short-circuiting. */
 export function matchesRules(tree: RuleNode, context: RuleContext): boolean {
   if (!isRuleGroup(tree)) return isObject(tree) && evaluateLeaf(tree, context);
-  const test = (child: RuleNode) => matchesRules(child, context);
-  switch (tree.logicalOperator ?? 'AND') {
-    case 'AND':
-      return tree.rules.every(test);
-    case 'OR':
-      return tree.rules.some(test);
-    case 'NOT':
-      return !tree.rules.every(test);
-    default:
-      return false;
-  }
+  return combine(tree.logicalOperator, tree.rules, (child) => matchesRules(child, context));
 }

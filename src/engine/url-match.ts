@@ -9,6 +9,8 @@ export interface UrlRule {
   pattern: string;
 }
 
+/** Longest url pattern a trigger may save (any match type). */
+export const MAX_URL_PATTERN_LENGTH = 2048;
 export const MAX_REGEX_PATTERN_LENGTH = 500;
 /**
  * Regex evaluation only looks at the first MAX_REGEX_INPUT_LENGTH characters of its input. RE2 is
@@ -141,10 +143,16 @@ export function matchUrl(url: string, rule: UrlRule): boolean {
   }
 }
 
-/** Save-time check: regex patterns must compile in RE2 and pass safe-regex2; other types are fine. */
-export function isSafePattern(matchType: MatchType | undefined, pattern: string): boolean {
-  if (typeof pattern !== 'string') return false;
+/**
+ * Save-time check of a url rule, or null when it is fine: regex patterns must compile in RE2
+ * and pass safe-regex2; the other match types take any pattern.
+ */
+export function patternProblem(matchType: MatchType | undefined, pattern: string): string | null {
+  if (typeof pattern !== 'string') return 'pattern is not allowed';
   const type = matchType ?? 'contains';
-  if (type === 'regex') return regexPatternProblem(pattern) === null;
-  return (MATCH_TYPES as readonly string[]).includes(type);
+  if (type === 'regex') return regexPatternProblem(pattern);
+  return (MATCH_TYPES as readonly string[]).includes(type) ? null : 'pattern is not allowed';
 }
+
+export const isSafePattern = (matchType: MatchType | undefined, pattern: string): boolean =>
+  patternProblem(matchType, pattern) === null;

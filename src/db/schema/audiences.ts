@@ -1,4 +1,5 @@
 import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import type { RuleNode } from '../../engine/rules.js';
 import { created, ts, updated } from './columns.js';
 import { tenants } from './platform.js';
 
@@ -11,7 +12,8 @@ export const audiences = pgTable(
       .references(() => tenants.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     description: text('description'),
-    ruleTree: jsonb('rule_tree').$type<unknown>().notNull(),
+    // Every stored tree passed `ruleTreeSchema` on save.
+    ruleTree: jsonb('rule_tree').$type<RuleNode>().notNull(),
     createdAt: created(),
     updatedAt: updated(),
     deletedAt: ts('deleted_at'),

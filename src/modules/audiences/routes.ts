@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { errors, idParams } from '../../platform/http/schemas.js';
-import { toList } from '../../platform/pagination.js';
 import {
   audienceList,
   audienceResponse,
@@ -37,10 +36,7 @@ export const audienceRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: audienceList, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const { rows, total } = await listAudiences(ctxOf(request), request.query);
-      return toList(rows, request.query, total);
-    },
+    async (request) => listAudiences(ctxOf(request), request.query),
   );
 
   app.post(

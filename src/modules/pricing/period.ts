@@ -28,3 +28,6 @@ export function currentPeriod(start: Date, end: Date, now: Date): { start: Date;
   while (addMonths(start, k + 1).getTime() <= now.getTime()) k++;
   return { start: addMonths(start, k), end: addMonths(start, k + 1) };
 }
+
+/** A period that starts `now` and lasts a month: a new subscription, or a plan change. */
+export const newPeriod = (now: Date) => ({ currentPeriodStart: now, currentPeriodEnd: addMonths(now, 1) });

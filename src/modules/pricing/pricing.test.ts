@@ -113,9 +113,9 @@ const SEEDERS: Partial<Record<PlanLimitKey, (tenantId: string, n: number) => Pro
 };
 
 /** `assertPlanAllows` the way modules call it: inside their transaction. */
-async function allows(tenantId: string, key: PlanLimitKey, adding = 1): Promise<AppError | null> {
+async function allows(tenantId: string, key: PlanLimitKey, now?: Date): Promise<AppError | null> {
   try {
-    await db().transaction(async (tx) => assertPlanAllows(tx, tenantId, key, adding));
+    await db().transaction(async (tx) => assertPlanAllows(tx, tenantId, key, now));
     return null;
   } catch (err) {
     if (err instanceof AppError) return err;
@@ -240,6 +240,31 @@ describe('current subscription', () => {
     expect((await allows(tenant.tenantId, 'apiKeys'))?.code).toBe('PLAN_LIMIT_REACHED');
   });
 
+  it('starts the fallback period at the injectable clock, also when a feature gate reads the plan first', async () => {
+    const later = await createTestApp({ db: t.db, config: { defaultPlan: 'free' } });
+    try {
+      const tenant = await createTenant(later);
+      await db().delete(subscriptions).where(eq(subscriptions.tenantId, tenant.tenantId));
+      const pinned = Date.UTC(2024, 0, 15, 10, 0, 0);
+      later.clock.set(pinned);
+      const res = await later.inject({
+        method: 'POST',
+        url: '/api/translations/locales',
+        headers: tenant.owner.headers,
+        payload: { code: 'fr', name: 'French', isDefault: false, isRtl: false },
+      });
+      expect(res.statusCode).toBe(201);
+      const [sub] = await db()
+        .select()
+        .from(subscriptions)
+        .where(eq(subscriptions.tenantId, tenant.tenantId));
+      expect(sub!.currentPeriodStart.toISOString()).toBe(new Date(pinned).toISOString());
+      expect(sub!.currentPeriodEnd.toISOString()).toBe('2024-02-15T10:00:00.000Z');
+    } finally {
+      await later.close();
+    }
+  });
+
   it('rolls an ended period forward by whole months from its start', async () => {
     // An app of its own: its clock is pinned for good.
     const later = await createTestApp({ db: t.db, config: { defaultPlan: 'free' } });
@@ -303,15 +328,16 @@ describe('limits', () => {
     );
   });
 
-  it('counts `adding` against the limit', async () => {
-    const tenant = await createTenant(t, { plan: 'starter' });
-    await seedAiTokens(tenant.tenantId, 99_000);
-    expect(await allows(tenant.tenantId, 'aiTokens', 1000)).toBeNull();
-    expect((await allows(tenant.tenantId, 'aiTokens', 1001))?.details).toEqual({
-      feature: 'aiTokens',
-      used: 99_000,
-      limit: 100_000,
+  it('counts at the time it is given: keys expired by then free their slot', async () => {
+    const tenant = await createTenant(t);
+    const soon = new Date(Date.now() + 86_400_000);
+    await seedApiKeys(tenant.tenantId, LIMITS.free!.apiKeys!, { expiresAt: soon });
+    expect((await allows(tenant.tenantId, 'apiKeys'))?.details).toEqual({
+      feature: 'apiKeys',
+      used: 10,
+      limit: 10,
     });
+    expect(await allows(tenant.tenantId, 'apiKeys', new Date(soon.getTime() + 1000))).toBeNull();
   });
 
   it('refuses features outside the plan: journeys and experiments on free, experiments on starter', async () => {
@@ -348,7 +374,7 @@ describe('limits', () => {
       'journeys',
       'experiments',
     ] as const)
-      expect(await allows(tenant.tenantId, key, 1_000_000_000)).toBeNull();
+      expect(await allows(tenant.tenantId, key)).toBeNull();
     expect(await getTenantPlan(db(), tenant.tenantId)).toMatchObject({
       name: 'enterprise',
       limits: { flows: null, apiKeys: null },

@@ -25,8 +25,6 @@ const tags = ['pricing'];
 const viewer = { auth: requireRole('VIEWER') };
 
 export const pricingRoutes: FastifyPluginAsyncZod = async (app) => {
-  const now = () => new Date(app.deps.clock());
-
   app.get(
     '/api/pricing/plans',
     { config: viewer, schema: { tags, response: { 200: planList, ...errors(401, 403) } } },
@@ -38,7 +36,7 @@ export const pricingRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: viewer, schema: { tags, response: { 200: subscriptionResponse, ...errors(401, 403) } } },
     async (request) => {
       const ctx = ctxOf(request);
-      return { data: await getCurrentSubscription(ctx.db, ctx.tenantId, now()) };
+      return { data: await getCurrentSubscription(ctx.db, ctx.tenantId, ctx.now) };
     },
   );
 
@@ -56,7 +54,7 @@ export const pricingRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const ctx = ctxOf(request);
-      return { data: await checkFeature(ctx.db, ctx.tenantId, request.body.feature, now()) };
+      return { data: await checkFeature(ctx.db, ctx.tenantId, request.body.feature, ctx.now) };
     },
   );
 
@@ -65,11 +63,12 @@ export const pricingRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: viewer, schema: { tags, response: { 200: usageResponse, ...errors(401, 403) } } },
     async (request) => {
       const ctx = ctxOf(request);
-      return { data: await getUsage(ctx.db, ctx.tenantId, now()) };
+      return { data: await getUsage(ctx.db, ctx.tenantId, ctx.now) };
     },
   );
 
-  // Platform administration (DECISIONS §3): platform token, admin rate scopes.
+  // Platform administration (DECISIONS §3): platform token, admin rate scopes; no ServiceCtx.
+  const now = () => new Date(app.deps.clock());
   const adminTags = ['admin'];
 
   app.get(

@@ -1,19 +1,12 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
-import { plans, subscriptions, tenants } from '../../db/schema/index.js';
+import { plans, subscriptions } from '../../db/schema/index.js';
 import { recordAudit } from '../../platform/audit.js';
-import { notFound, validationError } from '../../platform/errors.js';
-import { isUuid } from '../../platform/ids.js';
-import {
-  isFeatureKey,
-  isLimitKey,
-  KEY_LABEL,
-  LIMIT_FEATURE,
-  PLAN_LIMIT_KEYS,
-  type PlanFeatureKey,
-  type PlanLimitKey,
-} from './keys.js';
-import { addMonths } from './period.js';
+import { validationError } from '../../platform/errors.js';
+import { percentage } from '../../platform/math.js';
+import { decide } from './enforce.js';
+import { isFeatureKey, isLimitKey, PLAN_LIMIT_KEYS, type PlanLimitKey } from './keys.js';
+import { newPeriod } from './period.js';
 import {
   findPlanByName,
   isFreePlan,
@@ -32,7 +25,7 @@ export async function listPlans(db: Executor) {
   return rows.map(toPlan);
 }
 
-export const subscriptionView = (sub: TenantSubscription) => ({
+const subscriptionView = (sub: TenantSubscription) => ({
   plan: sub.plan.name,
   status: sub.status,
   currentPeriodStart: sub.currentPeriodStart,
@@ -44,31 +37,21 @@ export async function getCurrentSubscription(db: Executor, tenantId: string, now
   return subscriptionView(await loadSubscription(db, tenantId, { now }));
 }
 
-export interface UsageEntry {
-  feature: PlanLimitKey;
-  used: number;
-  limit: number | null;
-  unlimited: boolean;
-  enabled: boolean;
-  percentage: number;
-}
-
 /** used/limit in percent, one decimal; 0 when unlimited; may exceed 100 after a downgrade. */
-export function usagePercentage(used: number, limit: number | null): number {
+function usagePercentage(used: number, limit: number | null): number {
   if (limit === null) return 0;
   if (limit === 0) return used > 0 ? 100 : 0;
-  return Math.round((used / limit) * 1000) / 10;
+  return percentage(used, limit);
 }
 
-function usageEntry(sub: TenantSubscription, key: PlanLimitKey, used: number): UsageEntry {
+function usageEntry(sub: TenantSubscription, key: PlanLimitKey, used: number) {
   const limit = sub.plan.limits[key];
-  const gate = LIMIT_FEATURE[key];
   return {
     feature: key,
     used,
     limit,
     unlimited: limit === null,
-    enabled: gate ? sub.plan.features[gate] : true,
+    enabled: decide(sub.plan, key, null).gate === null,
     percentage: usagePercentage(used, limit),
   };
 }
@@ -97,31 +80,23 @@ export async function getUsage(db: Executor, tenantId: string, now: Date) {
  */
 export async function checkFeature(db: Executor, tenantId: string, key: string, now: Date) {
   const sub = await loadSubscription(db, tenantId, { now });
-  const planName = sub.plan.name;
-  if (!isFeatureKey(key) && !isLimitKey(key)) {
-    return { allowed: false, feature: key, plan: planName, reason: `Unknown feature "${key}"`, usage: null };
-  }
-  const gate: PlanFeatureKey | undefined = isFeatureKey(key) ? key : LIMIT_FEATURE[key];
-  if (gate && !sub.plan.features[gate]) {
-    return {
-      allowed: false,
-      feature: key,
-      plan: planName,
-      reason: `The ${planName} plan does not include ${KEY_LABEL[gate]}`,
-      usage: null,
-    };
-  }
-  if (!isLimitKey(key)) return { allowed: true, feature: key, plan: planName, reason: null, usage: null };
-  const used = await countUsage(db, tenantId, key, periodOf(sub, now));
-  const limit = sub.plan.limits[key];
-  const allowed = limit === null || used < limit;
-  return {
+  const answer = (
+    allowed: boolean,
+    reason: string | null,
+    usage: { used: number; limit: number | null } | null,
+  ) => ({
     allowed,
     feature: key,
-    plan: planName,
-    reason: allowed ? null : `The ${planName} plan allows ${limit} ${KEY_LABEL[key]}; ${used} in use`,
-    usage: { used, limit },
-  };
+    plan: sub.plan.name,
+    reason,
+    usage,
+  });
+  if (!isFeatureKey(key) && !isLimitKey(key)) return answer(false, `Unknown feature "${key}"`, null);
+  const gated = decide(sub.plan, key, null);
+  if (!gated.allowed || !isLimitKey(key)) return answer(gated.allowed, gated.reason, null);
+  const used = await countUsage(db, tenantId, key, periodOf(sub, now));
+  const { allowed, reason } = decide(sub.plan, key, used);
+  return answer(allowed, reason, { used, limit: sub.plan.limits[key] });
 }
 
 /** Platform admin: a tenant's subscription. */
@@ -140,28 +115,16 @@ export async function changeTenantSubscription(
   input: { tenantId: string; plan: string; now: Date; ip: string | null },
 ) {
   const { tenantId, now } = input;
-  if (!isUuid(tenantId)) throw notFound('Tenant');
   return db.transaction(async (tx) => {
-    const [tenant] = await tx
-      .select({ id: tenants.id })
-      .from(tenants)
-      .where(eq(tenants.id, tenantId))
-      .limit(1);
-    if (!tenant) throw notFound('Tenant');
+    // 404 for an unknown tenant before the 400 for an unknown plan.
+    const before = await loadSubscription(tx, tenantId, { lock: true, now });
     const plan = await findPlanByName(tx, input.plan);
     if (!plan) throw validationError([{ path: 'plan', message: `Unknown plan "${input.plan}"` }]);
-    const before = await loadSubscription(tx, tenantId, { lock: true, now });
-    const [row] = await tx
+    const period = newPeriod(now);
+    await tx
       .update(subscriptions)
-      .set({
-        planId: plan.id,
-        status: 'active',
-        currentPeriodStart: now,
-        currentPeriodEnd: addMonths(now, 1),
-        updatedAt: sql`now()`,
-      })
-      .where(eq(subscriptions.tenantId, tenantId))
-      .returning();
+      .set({ planId: plan.id, status: 'active', ...period, updatedAt: sql`now()` })
+      .where(eq(subscriptions.tenantId, tenantId));
     await recordAudit(tx, {
       tenantId,
       action: 'SUBSCRIPTION_CHANGED',
@@ -171,13 +134,6 @@ export async function changeTenantSubscription(
       ipAddress: input.ip,
       metadata: { from: before.plan.name, to: plan.name, by: 'platform-admin' },
     });
-    return {
-      tenantId,
-      plan: plan.name,
-      status: row!.status,
-      currentPeriodStart: row!.currentPeriodStart,
-      currentPeriodEnd: row!.currentPeriodEnd,
-      isFreePlan: isFreePlan(plan),
-    };
+    return { tenantId, ...subscriptionView({ ...before, plan, status: 'active', ...period }) };
   });
 }

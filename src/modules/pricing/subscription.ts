@@ -10,9 +10,9 @@ import {
   type PlanFeatureKey,
   type PlanLimitKey,
 } from './keys.js';
-import { addMonths, currentPeriod } from './period.js';
+import { currentPeriod, newPeriod } from './period.js';
 
-export type PlanRow = typeof plans.$inferSelect;
+type PlanRow = typeof plans.$inferSelect;
 
 export interface Plan {
   id: string;
@@ -69,13 +69,7 @@ export async function createSubscription(
 ) {
   const plan = await findPlanByName(exec, planName);
   if (!plan) throw new Error(`Unknown plan "${planName}": check DEFAULT_PLAN`);
-  await exec.insert(subscriptions).values({
-    tenantId,
-    planId: plan.id,
-    status: 'active',
-    currentPeriodStart: now,
-    currentPeriodEnd: addMonths(now, 1),
-  });
+  await exec.insert(subscriptions).values({ tenantId, planId: plan.id, status: 'active', ...newPeriod(now) });
   return plan;
 }
 
@@ -94,9 +88,11 @@ export async function loadSubscription(
   const now = opts.now ?? new Date();
   let row = await selectSubscription(exec, tenantId, opts.lock ?? false);
   if (!row) {
+    const period = newPeriod(now);
     await exec.execute(sql`
       insert into subscriptions (tenant_id, plan_id, status, current_period_start, current_period_end)
-      select t.id, p.id, 'active', ${now.toISOString()}::timestamptz, ${addMonths(now, 1).toISOString()}::timestamptz
+      select t.id, p.id, 'active', ${period.currentPeriodStart.toISOString()}::timestamptz,
+        ${period.currentPeriodEnd.toISOString()}::timestamptz
       from tenants t join plans p on p.name = ${FALLBACK_PLAN}
       where t.id = ${tenantId}
       on conflict (tenant_id) do nothing`);

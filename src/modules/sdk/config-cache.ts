@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { asc, desc, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { locales, tenants } from '../../db/schema/index.js';
+import { tenants } from '../../db/schema/index.js';
 import { createLoadingCache } from '../../platform/cache.js';
 import type { InvalidationBus } from '../../platform/redis.js';
 import { getTenantPlan } from '../pricing/enforce.js';
 import { onTenantConfigChanged } from '../tenants/config-events.js';
+import { listLocales } from '../translations/locales.js';
 
 /** The SDK config of a tenant, serialized once: the body string and its strong ETag. */
 export interface ConfigEntry {
@@ -23,20 +24,17 @@ export async function loadSdkConfig(db: Database, tenantId: string): Promise<Con
       .from(tenants)
       .where(eq(tenants.id, tenantId)),
     getTenantPlan(db, tenantId),
-    db
-      .select({ code: locales.code, name: locales.name, isDefault: locales.isDefault, isRtl: locales.isRtl })
-      .from(locales)
-      .where(eq(locales.tenantId, tenantId))
-      .orderBy(desc(locales.isDefault), asc(locales.code)),
+    listLocales(db, tenantId),
   ]);
+  const tenantLocales = rows.map(({ code, name, isDefault, isRtl }) => ({ code, name, isDefault, isRtl }));
   const body = JSON.stringify({
     data: {
       name: tenant?.name ?? '',
       plan: plan.name,
       settings: tenant?.settings ?? {},
       features: plan.features,
-      locales: rows,
-      defaultLocale: rows.find((l) => l.isDefault)?.code ?? null,
+      locales: tenantLocales,
+      defaultLocale: tenantLocales.find((l) => l.isDefault)?.code ?? null,
     },
   });
   return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };

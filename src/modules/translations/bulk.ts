@@ -18,7 +18,7 @@ export async function bulkUpsertTranslations(
   ctx: ServiceCtx,
   rows: BulkTranslationRow[],
 ): Promise<{ created: number; updated: number }> {
-  await assertFeatureEnabled(ctx.db, ctx.tenantId, 'translations');
+  await assertFeatureEnabled(ctx.db, ctx.tenantId, 'translations', ctx.now);
   const tenantLocales = await ctx.db
     .select({ id: locales.id, code: locales.code })
     .from(locales)
@@ -27,7 +27,7 @@ export async function bulkUpsertTranslations(
 
   const issues: ValidationIssue[] = [];
   const firstIndex = new Map<string, number>();
-  const resolved: { localeId: string; row: BulkTranslationRow }[] = [];
+  const resolved: { key: string; localeId: string; row: BulkTranslationRow }[] = [];
   rows.forEach((row, i) => {
     const locale = byCode.get(row.localeCode.toLowerCase());
     if (!locale) {
@@ -44,12 +44,12 @@ export async function bulkUpsertTranslations(
       return;
     }
     firstIndex.set(key, i);
-    resolved.push({ localeId: locale.id, row });
+    resolved.push({ key, localeId: locale.id, row });
   });
   if (issues.length > 0) throw validationError(issues);
 
   // One key order for every writer, so two overlapping bulks lock rows in the same order.
-  resolved.sort((a, b) => compareKeys(a, b));
+  resolved.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const cols = {
     id: resolved.map(() => newId()),
     localeId: resolved.map((r) => r.localeId),
@@ -98,17 +98,4 @@ export async function bulkUpsertTranslations(
     }
     throw err;
   }
-}
-
-function compareKeys(
-  a: { localeId: string; row: BulkTranslationRow },
-  b: { localeId: string; row: BulkTranslationRow },
-): number {
-  const ka = [a.localeId, a.row.contentType, a.row.contentId, a.row.fieldName];
-  const kb = [b.localeId, b.row.contentType, b.row.contentId, b.row.fieldName];
-  for (let i = 0; i < ka.length; i++) {
-    if (ka[i]! < kb[i]!) return -1;
-    if (ka[i]! > kb[i]!) return 1;
-  }
-  return 0;
 }

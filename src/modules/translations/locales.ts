@@ -16,7 +16,7 @@ import type { CreateLocaleInput, UpdateLocaleInput } from './schemas.js';
  * `locales_tenant_default_key` is the backstop in the database.
  */
 
-export const localeColumns = {
+const localeColumns = {
   id: locales.id,
   tenantId: locales.tenantId,
   code: locales.code,
@@ -42,24 +42,34 @@ export async function resolveLocale(exec: Executor, tenantId: string, code: stri
 }
 
 /** Default first, then by code. */
-export function listLocales(ctx: ServiceCtx): Promise<Locale[]> {
-  return ctx.db
+export function listLocales(exec: Executor, tenantId: string): Promise<Locale[]> {
+  return exec
     .select(localeColumns)
     .from(locales)
-    .where(eq(locales.tenantId, ctx.tenantId))
+    .where(eq(locales.tenantId, tenantId))
     .orderBy(desc(locales.isDefault), asc(locales.code));
 }
 
-export async function getLocale(ctx: ServiceCtx, id: string): Promise<Locale> {
+/** The tenant's locale `id`, locked for the rest of the transaction with `lock`; 404 otherwise. */
+async function findLocale(
+  exec: Executor,
+  tenantId: string,
+  id: string,
+  opts: { lock?: boolean } = {},
+): Promise<Locale> {
   if (!isUuid(id)) throw notFound('Locale');
-  const [row] = await ctx.db
+  const query = exec
     .select(localeColumns)
     .from(locales)
-    .where(and(eq(locales.tenantId, ctx.tenantId), eq(locales.id, id)))
+    .where(and(eq(locales.tenantId, tenantId), eq(locales.id, id)))
     .limit(1);
+  const [row] = opts.lock ? await query.for('update') : await query;
   if (!row) throw notFound('Locale');
   return row;
 }
+
+export const getLocale = (ctx: ServiceCtx, id: string): Promise<Locale> =>
+  findLocale(ctx.db, ctx.tenantId, id);
 
 const duplicateCode = () => validationError([{ path: 'code', message: 'locale already exists' }]);
 
@@ -67,14 +77,15 @@ const duplicateCode = () => validationError([{ path: 'code', message: 'locale al
 export async function createLocale(ctx: ServiceCtx, input: CreateLocaleInput): Promise<Locale> {
   try {
     return await ctx.db.transaction(async (tx) => {
-      await assertFeatureEnabled(tx, ctx.tenantId, 'translations');
+      await assertFeatureEnabled(tx, ctx.tenantId, 'translations', ctx.now);
       await lockTenantLocales(tx, ctx.tenantId);
-      const existing = await tx
-        .select({ code: locales.code, isDefault: locales.isDefault })
+      const [existing] = await tx
+        .select({ id: locales.id })
         .from(locales)
-        .where(eq(locales.tenantId, ctx.tenantId));
-      if (existing.some((l) => l.code.toLowerCase() === input.code.toLowerCase())) throw duplicateCode();
-      const isDefault = input.isDefault === true || existing.length === 0;
+        .where(eq(locales.tenantId, ctx.tenantId))
+        .limit(1);
+      // A code the tenant already has fails the insert on `locales_tenant_code_key` (caught below).
+      const isDefault = input.isDefault === true || !existing;
       if (isDefault) await unsetDefault(tx, ctx.tenantId);
       const [row] = await tx
         .insert(locales)
@@ -106,15 +117,9 @@ export async function createLocale(ctx: ServiceCtx, input: CreateLocaleInput): P
  * on the default is refused (400 at `isDefault`): make another locale the default instead.
  */
 export async function updateLocale(ctx: ServiceCtx, id: string, input: UpdateLocaleInput): Promise<Locale> {
-  if (!isUuid(id)) throw notFound('Locale');
   return ctx.db.transaction(async (tx) => {
     await lockTenantLocales(tx, ctx.tenantId);
-    const [current] = await tx
-      .select(localeColumns)
-      .from(locales)
-      .where(and(eq(locales.tenantId, ctx.tenantId), eq(locales.id, id)))
-      .limit(1);
-    if (!current) throw notFound('Locale');
+    const current = await findLocale(tx, ctx.tenantId, id);
     if (input.isDefault === false && current.isDefault) {
       throw validationError([
         {
@@ -150,19 +155,12 @@ export async function updateLocale(ctx: ServiceCtx, id: string, input: UpdateLoc
  * locale (createdAt, then code) the default in the same transaction.
  */
 export async function deleteLocale(ctx: ServiceCtx, id: string, force: boolean): Promise<void> {
-  if (!isUuid(id)) throw notFound('Locale');
   try {
     await ctx.db.transaction(async (tx) => {
       await lockTenantLocales(tx, ctx.tenantId);
       // FOR UPDATE also waits for, and then blocks, translation writes referencing this locale
       // (their foreign-key check takes a KEY SHARE lock on it), so the count below is exact.
-      const [current] = await tx
-        .select(localeColumns)
-        .from(locales)
-        .where(and(eq(locales.tenantId, ctx.tenantId), eq(locales.id, id)))
-        .for('update')
-        .limit(1);
-      if (!current) throw notFound('Locale');
+      const current = await findLocale(tx, ctx.tenantId, id, { lock: true });
       const [used] = await tx
         .select({ n: count() })
         .from(translations)

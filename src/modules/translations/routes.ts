@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { emptyResponse, errors, idParams } from '../../platform/http/schemas.js';
-import { toList } from '../../platform/pagination.js';
 import { publishTenantConfigChanged } from '../tenants/config-events.js';
 import { bulkUpsertTranslations } from './bulk.js';
 import { createLocale, deleteLocale, getLocale, listLocales, updateLocale } from './locales.js';
@@ -43,10 +42,7 @@ export const translationRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: translationList, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const { rows, total } = await listTranslations(ctxOf(request), request.query);
-      return toList(rows, request.query, total);
-    },
+    async (request) => listTranslations(ctxOf(request), request.query),
   );
 
   app.post(
@@ -97,7 +93,10 @@ export const translationRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/translations/locales',
     { config: viewer, schema: { tags, response: { 200: localeList, ...errors(401, 403) } } },
-    async (request) => ({ data: await listLocales(ctxOf(request)) }),
+    async (request) => {
+      const ctx = ctxOf(request);
+      return { data: await listLocales(ctx.db, ctx.tenantId) };
+    },
   );
 
   app.post(

@@ -3,9 +3,9 @@ import { dataOf, listOf, timestamp, uuid } from '../../platform/http/schemas.js'
 import { paginationQuery } from '../../platform/pagination.js';
 
 /** Translation lists default to 50 a page (spec: "except translations"). */
-export const TRANSLATIONS_PAGE_SIZE = 50;
+const TRANSLATIONS_PAGE_SIZE = 50;
 /** Rows accepted by one bulk request. */
-export const BULK_MAX_ROWS = 1000;
+const BULK_MAX_ROWS = 1000;
 
 // --- locale codes -------------------------------------------------------------------------
 

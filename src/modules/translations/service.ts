@@ -5,7 +5,7 @@ import { locales, type Translation, translations } from '../../db/schema/index.j
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { AppError, notFound, validationError } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
-import { pageOffset } from '../../platform/pagination.js';
+import { listPage } from '../../platform/pagination.js';
 import { assertFeatureEnabled } from '../pricing/enforce.js';
 import { resolveLocale } from './locales.js';
 import type { ListTranslationsQuery, UpsertTranslationInput } from './schemas.js';
@@ -43,29 +43,51 @@ const keyTarget = [
   translations.fieldName,
 ];
 
+interface TranslationKey {
+  localeId: string;
+  contentType: string;
+  contentId: string;
+  fieldName: string;
+}
+
+/** The tenant's translation at `key` (the unique key of `translations_key`). */
+const keyWhere = (tenantId: string, key: TranslationKey) =>
+  and(
+    eq(translations.tenantId, tenantId),
+    eq(translations.localeId, key.localeId),
+    eq(translations.contentType, key.contentType),
+    eq(translations.contentId, key.contentId),
+    eq(translations.fieldName, key.fieldName),
+  );
+
+/** Every write: the new value, version + 1. */
+const newValue = (value: string) => ({
+  value,
+  version: sql`${translations.version} + 1`,
+  updatedAt: sql`now()`,
+});
+
 const localeJoin = and(eq(locales.id, translations.localeId), eq(locales.tenantId, translations.tenantId));
 
-export async function listTranslations(ctx: ServiceCtx, query: ListTranslationsQuery) {
+export function listTranslations(ctx: ServiceCtx, query: ListTranslationsQuery) {
   const where: SQL[] = [eq(translations.tenantId, ctx.tenantId)];
   if (query.contentType !== undefined) where.push(eq(translations.contentType, query.contentType));
   if (query.contentId !== undefined) where.push(eq(translations.contentId, query.contentId));
   if (query.localeCode !== undefined) where.push(sql`lower(${locales.code}) = lower(${query.localeCode})`);
-  const [rows, [total]] = await Promise.all([
+  return listPage(
     ctx.db
       .select(withLocaleColumns)
       .from(translations)
       .innerJoin(locales, localeJoin)
       .where(and(...where))
-      .orderBy(desc(translations.createdAt), desc(translations.id))
-      .limit(query.limit)
-      .offset(pageOffset(query)),
+      .orderBy(desc(translations.createdAt), desc(translations.id)),
     ctx.db
       .select({ n: count() })
       .from(translations)
       .innerJoin(locales, localeJoin)
       .where(and(...where)),
-  ]);
-  return { rows, total: total?.n ?? 0 };
+    query,
+  );
 }
 
 async function findTranslation(exec: Executor, tenantId: string, id: string) {
@@ -102,9 +124,9 @@ export async function upsertTranslation(
 ): Promise<{ record: TranslationRecord; created: boolean }> {
   try {
     return await ctx.db.transaction(async (tx) => {
-      await assertFeatureEnabled(tx, ctx.tenantId, 'translations');
+      await assertFeatureEnabled(tx, ctx.tenantId, 'translations', ctx.now);
       const locale = await resolveLocale(tx, ctx.tenantId, input.localeCode, 'localeCode');
-      const key = {
+      const key: TranslationKey = {
         localeId: locale.id,
         contentType: input.contentType,
         contentId: input.contentId,
@@ -119,7 +141,7 @@ export async function upsertTranslation(
           .values(fresh)
           .onConflictDoUpdate({
             target: keyTarget,
-            set: { value: input.value, version: sql`${translations.version} + 1`, updatedAt: sql`now()` },
+            set: newValue(input.value),
           })
           .returning({ ...columns, inserted: sql<boolean>`(xmax = 0)` });
         const { inserted, ...rest } = upserted!;
@@ -136,17 +158,8 @@ export async function upsertTranslation(
       } else {
         [row] = await tx
           .update(translations)
-          .set({ value: input.value, version: sql`${translations.version} + 1`, updatedAt: sql`now()` })
-          .where(
-            and(
-              eq(translations.tenantId, ctx.tenantId),
-              eq(translations.localeId, key.localeId),
-              eq(translations.contentType, key.contentType),
-              eq(translations.contentId, key.contentId),
-              eq(translations.fieldName, key.fieldName),
-              eq(translations.version, input.version),
-            ),
-          )
+          .set(newValue(input.value))
+          .where(and(keyWhere(ctx.tenantId, key), eq(translations.version, input.version)))
           .returning(columns);
         if (!row) throw versionConflict(await currentByKey(tx, ctx.tenantId, key));
         created = false;
@@ -171,12 +184,12 @@ export async function updateTranslation(
 ): Promise<TranslationRecord> {
   if (!isUuid(id)) throw notFound('Translation');
   return ctx.db.transaction(async (tx) => {
-    await assertFeatureEnabled(tx, ctx.tenantId, 'translations');
+    await assertFeatureEnabled(tx, ctx.tenantId, 'translations', ctx.now);
     const where = [eq(translations.tenantId, ctx.tenantId), eq(translations.id, id)];
     if (input.version !== undefined) where.push(eq(translations.version, input.version));
     const [row] = await tx
       .update(translations)
-      .set({ value: input.value, version: sql`${translations.version} + 1`, updatedAt: sql`now()` })
+      .set(newValue(input.value))
       .where(and(...where))
       .returning({ id: translations.id });
     if (!row) {
@@ -190,23 +203,11 @@ export async function updateTranslation(
   });
 }
 
-async function currentByKey(
-  tx: Transaction,
-  tenantId: string,
-  key: { localeId: string; contentType: string; contentId: string; fieldName: string },
-) {
+async function currentByKey(tx: Transaction, tenantId: string, key: TranslationKey) {
   const [row] = await tx
     .select({ version: translations.version, value: translations.value })
     .from(translations)
-    .where(
-      and(
-        eq(translations.tenantId, tenantId),
-        eq(translations.localeId, key.localeId),
-        eq(translations.contentType, key.contentType),
-        eq(translations.contentId, key.contentId),
-        eq(translations.fieldName, key.fieldName),
-      ),
-    )
+    .where(keyWhere(tenantId, key))
     .limit(1);
   return row;
 }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { sqlRows } from '../../db/raw.js';
 import type { ServiceCtx } from '../../platform/context.js';
+import { percentage } from '../../platform/math.js';
 
 export interface LocaleStatus {
   localeCode: string;
@@ -55,6 +56,6 @@ export async function translationStatus(ctx: ServiceCtx, contentType?: string): 
     isDefault: r.is_default,
     translated: r.translated,
     total: r.total,
-    percentage: r.total === 0 ? 0 : Math.round((r.translated / r.total) * 1000) / 10,
+    percentage: percentage(r.translated, r.total),
   }));
 }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { sqlRows } from '../../db/raw.js';
+import { FORBIDDEN_SEGMENTS, isPlainObject } from '../../engine/rules.js';
 
 /**
  * Delivery-side translation (SDK sessions and anything that serves content in a locale).
@@ -22,8 +23,6 @@ export interface ContentRef {
 export interface TranslationLookup {
   /** The best value per field name for this record (empty when nothing applies). */
   fieldsFor(contentType: string, contentId: string): TranslatedFields;
-  /** `record` with its translated fields replaced; the input is not modified. */
-  translate<T extends Record<string, unknown>>(contentType: string, contentId: string, record: T): T;
 }
 
 const EMPTY: TranslatedFields = new Map();
@@ -87,27 +86,8 @@ export async function loadTranslations(
   }
   return {
     fieldsFor: (contentType, contentId) => byRecord.get(refKey(contentType, contentId)) ?? EMPTY,
-    translate(contentType, contentId, record) {
-      const fields = byRecord.get(refKey(contentType, contentId));
-      return fields ? applyTranslations(record, fields) : record;
-    },
   };
 }
-
-/** One record: `loadTranslations` for a single item, then `applyTranslations`. */
-export async function translateRecord<T extends Record<string, unknown>>(
-  exec: Executor,
-  tenantId: string,
-  localeCode: string | undefined,
-  contentType: string,
-  contentId: string,
-  record: T,
-): Promise<T> {
-  const lookup = await loadTranslations(exec, tenantId, localeCode, [{ contentType, contentId }]);
-  return lookup.translate(contentType, contentId, record);
-}
-
-const UNSAFE_SEGMENTS = new Set(['__proto__', 'prototype', 'constructor']);
 
 /**
  * Pure: a copy of `record` with each `fields` entry (field name or dotted path → value) written
@@ -122,7 +102,7 @@ export function applyTranslations<T extends Record<string, unknown>>(
   let result: unknown = record;
   for (const [path, value] of entries) {
     const segments = path.split('.');
-    if (segments.some((s) => s === '' || UNSAFE_SEGMENTS.has(s))) continue;
+    if (segments.some((s) => s === '' || FORBIDDEN_SEGMENTS.has(s))) continue;
     result = setAt(result, segments, value) ?? result;
   }
   return result as T;
@@ -147,10 +127,4 @@ function setAt(node: unknown, segments: string[], value: string): unknown {
   const child = rest.length === 0 ? value : setAt(obj[head], rest, value);
   if (child === undefined) return undefined;
   return { ...obj, [head]: child };
-}
-
-function isPlainObject(node: unknown): node is Record<string, unknown> {
-  if (node === null || typeof node !== 'object') return false;
-  const proto = Object.getPrototypeOf(node);
-  return proto === Object.prototype || proto === null;
 }
