@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppDeps } from './deps.js';
 import { registerModules } from './modules/index.js';
+import { SESSION_COOKIE } from './platform/auth/cookies.js';
 import { installGuard } from './platform/auth/guard.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
 import { jsonBodyParser, refuseNulInUrls } from './platform/http/json-body.js';
@@ -56,7 +57,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       components: {
         securitySchemes: {
           session: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-          sessionCookie: { type: 'apiKey', in: 'cookie', name: 'session_token' },
+          sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE },
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         },
       },

@@ -12,16 +12,24 @@ export interface AuditEntry {
   metadata?: Record<string, unknown>;
 }
 
+const auditRow = (entry: AuditEntry) => ({
+  id: newId(),
+  tenantId: entry.tenantId,
+  action: entry.action,
+  entityType: entry.entityType,
+  entityId: entry.entityId ?? null,
+  actorId: entry.actorId ?? null,
+  ipAddress: entry.ipAddress ?? null,
+  metadata: entry.metadata ?? {},
+});
+
 /** Call inside the transaction of the change it records, so both commit or neither does. */
 export async function recordAudit(exec: Executor, entry: AuditEntry): Promise<void> {
-  await exec.insert(auditLogs).values({
-    id: newId(),
-    tenantId: entry.tenantId,
-    action: entry.action,
-    entityType: entry.entityType,
-    entityId: entry.entityId ?? null,
-    actorId: entry.actorId ?? null,
-    ipAddress: entry.ipAddress ?? null,
-    metadata: entry.metadata ?? {},
-  });
+  await exec.insert(auditLogs).values(auditRow(entry));
+}
+
+/** Several entries in one insert (bulk changes such as the scheduler's); nothing when empty. */
+export async function recordAudits(exec: Executor, entries: AuditEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  await exec.insert(auditLogs).values(entries.map(auditRow));
 }

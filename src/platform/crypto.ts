@@ -7,6 +7,15 @@ export const randomHex = (bytes: number): string => randomBytes(bytes).toString(
 /** For high-entropy secrets (API keys, refresh/reset/invite tokens): a fast hash is enough. */
 export const sha256 = (value: string): string => createHash('sha256').update(value).digest('hex');
 
+/**
+ * A fresh secret with an expiry (refresh, reset and invite tokens): the clear token goes to its
+ * holder, only its hash is stored.
+ */
+export function issueSecret(nowMs: number, ttlMs: number): { token: string; hash: string; expiresAt: Date } {
+  const token = randomToken();
+  return { token, hash: sha256(token), expiresAt: new Date(nowMs + ttlMs) };
+}
+
 export const safeEqual = (a: string, b: string): boolean => {
   const x = Buffer.from(a);
   const y = Buffer.from(b);

@@ -27,3 +27,41 @@ export function transitionTable<S extends string, A extends string>(rules: Recor
   };
 }
 export type TransitionTable<S extends string, A extends string> = ReturnType<typeof transitionTable<S, A>>;
+
+/**
+ * The states an action may start from, for bulk conditional updates (`WHERE status IN (...)`);
+ * `all` lists every state, for an action allowed from 'any'.
+ */
+export function sourceStates<S extends string, A extends string>(
+  table: TransitionTable<S, A>,
+  action: A,
+  all: readonly S[],
+): S[] {
+  const { from } = table.rules[action];
+  return from === 'any' ? [...all] : [...from];
+}
+
+/** What a state change writes besides the status (records with `publishedAt` and `archivedAt`). */
+export interface StateColumns<S extends string> {
+  status: S;
+  updatedAt: Date;
+  publishedAt?: Date;
+  archivedAt?: Date | null;
+}
+
+/**
+ * The columns of a change from `from` (or from any of several states, for a bulk move) to `to`:
+ * the status, updatedAt, when it was published or archived, and archivedAt cleared on leaving
+ * ARCHIVED.
+ */
+export function stateColumns<S extends string>(from: S | readonly S[], to: S, now: Date): StateColumns<S> {
+  const leavesArchive =
+    to !== 'ARCHIVED' && (typeof from === 'string' ? [from] : from).includes('ARCHIVED' as S);
+  return {
+    status: to,
+    updatedAt: now,
+    ...(to === 'PUBLISHED' ? { publishedAt: now } : {}),
+    ...(to === 'ARCHIVED' ? { archivedAt: now } : {}),
+    ...(leavesArchive ? { archivedAt: null } : {}),
+  };
+}

@@ -5,8 +5,9 @@ import type { Worker } from './runner.js';
 /**
  * Moves SCHEDULED flows and announcements to PUBLISHED at `scheduledAt`, and archives what
  * passed `expiresAt` (DECISIONS §6). Each step is one conditional UPDATE, so any number of
- * instances may run it: every row changes once. Expiry runs first, so an item past both
- * dates is archived, never published.
+ * instances may run it: every row changes once. Each step runs in its own transaction (the
+ * moves run on the executor they are given), so a move and its audit rows commit together.
+ * Expiry runs first, so an item past both dates is archived, never published.
  */
 export const schedulerWorker: Worker = {
   name: 'scheduler',

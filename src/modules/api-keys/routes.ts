@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { emptyResponse, errors, idParams } from '../../platform/http/schemas.js';
-import { toList } from '../../platform/pagination.js';
 import { apiKeyList, apiKeyResponse, createApiKeyBody, createdApiKey, listApiKeysQuery } from './schemas.js';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from './service.js';
 
@@ -20,10 +19,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: apiKeyList, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const { rows, total } = await listApiKeys(ctxOf(request), request.query);
-      return toList(rows, request.query, total);
-    },
+    async (request) => listApiKeys(ctxOf(request), request.query),
   );
 
   app.post(

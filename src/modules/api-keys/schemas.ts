@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { dataOf, listOf, timestamp, uuid } from '../../platform/http/schemas.js';
 import { paginationQuery } from '../../platform/pagination.js';
 
-export const apiKey = z.object({
+const apiKey = z.object({
   id: uuid,
   name: z.string(),
   keyPrefix: z.string(),

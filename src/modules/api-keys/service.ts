@@ -3,13 +3,15 @@ import { apiKeys } from '../../db/schema/index.js';
 import { API_KEY_PREFIX } from '../../platform/auth/api-key-auth.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { randomHex, sha256 } from '../../platform/crypto.js';
-import { AppError } from '../../platform/errors.js';
+import { notFound, validationError } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
-import { type PageRequest, pageOffset } from '../../platform/pagination.js';
+import { listPage, type PageRequest } from '../../platform/pagination.js';
 import { assertPlanAllows } from '../pricing/enforce.js';
 
 /** `keyPrefix` is the first 12 characters of the key (DECISIONS §4): `wfx_` and 8 hex. */
 const PREFIX_LENGTH = 12;
+
+const keyNotFound = () => notFound('API key');
 
 const publicColumns = {
   id: apiKeys.id,
@@ -23,14 +25,15 @@ const publicColumns = {
 };
 
 export async function createApiKey(ctx: ServiceCtx, input: { name: string; expiresAt?: Date | undefined }) {
-  if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
-    throw new AppError('VALIDATION_ERROR', 'expiresAt must be in the future', [
-      { path: 'expiresAt', message: 'must be in the future' },
-    ]);
+  if (input.expiresAt && input.expiresAt.getTime() <= ctx.now.getTime()) {
+    throw validationError(
+      [{ path: 'expiresAt', message: 'must be in the future' }],
+      'expiresAt must be in the future',
+    );
   }
   const key = `${API_KEY_PREFIX}${randomHex(32)}`;
   return ctx.db.transaction(async (tx) => {
-    await assertPlanAllows(tx, ctx.tenantId, 'apiKeys');
+    await assertPlanAllows(tx, ctx.tenantId, 'apiKeys', ctx.now);
     const [row] = await tx
       .insert(apiKeys)
       .values({
@@ -65,27 +68,25 @@ const live = (ctx: ServiceCtx) => and(eq(apiKeys.tenantId, ctx.tenantId), isNull
 
 export async function listApiKeys(ctx: ServiceCtx, query: PageRequest) {
   const where = live(ctx);
-  const [rows, [total]] = await Promise.all([
+  return listPage(
     ctx.db
       .select(publicColumns)
       .from(apiKeys)
       .where(where)
-      .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
-      .limit(query.limit)
-      .offset(pageOffset(query)),
+      .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)),
     ctx.db.select({ n: count() }).from(apiKeys).where(where),
-  ]);
-  return { rows, total: total?.n ?? 0 };
+    query,
+  );
 }
 
 export async function getApiKey(ctx: ServiceCtx, id: string) {
-  if (!isUuid(id)) throw new AppError('NOT_FOUND', 'API key not found');
+  if (!isUuid(id)) throw keyNotFound();
   const [row] = await ctx.db
     .select(publicColumns)
     .from(apiKeys)
     .where(and(live(ctx), eq(apiKeys.id, id)))
     .limit(1);
-  if (!row) throw new AppError('NOT_FOUND', 'API key not found');
+  if (!row) throw keyNotFound();
   return row;
 }
 
@@ -98,14 +99,14 @@ export async function revokeApiKey(
   id: string,
   onRevoked: (keyHash: string) => Promise<void>,
 ) {
-  if (!isUuid(id)) throw new AppError('NOT_FOUND', 'API key not found');
+  if (!isUuid(id)) throw keyNotFound();
   const keyHash = await ctx.db.transaction(async (tx) => {
     const [row] = await tx
       .update(apiKeys)
-      .set({ revokedAt: new Date() })
+      .set({ revokedAt: ctx.now })
       .where(and(eq(apiKeys.tenantId, ctx.tenantId), eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
       .returning({ keyHash: apiKeys.keyHash, name: apiKeys.name, keyPrefix: apiKeys.keyPrefix });
-    if (!row) throw new AppError('NOT_FOUND', 'API key not found');
+    if (!row) throw keyNotFound();
     await audit(ctx, tx, {
       action: 'API_KEY_REVOKED',
       entityType: 'api_key',

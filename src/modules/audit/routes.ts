@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { errors } from '../../platform/http/schemas.js';
-import { toList } from '../../platform/pagination.js';
 import { auditLogList, listAuditLogsQuery } from './schemas.js';
 import { listAuditLogs } from './service.js';
 
@@ -19,9 +18,6 @@ export const auditRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: auditLogList, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const { rows, total } = await listAuditLogs(ctxOf(request), request.query);
-      return toList(rows, request.query, total);
-    },
+    async (request) => listAuditLogs(ctxOf(request), request.query),
   );
 };

@@ -1,8 +1,8 @@
 import { and, count, desc, eq, gte, inArray, lt, type SQL } from 'drizzle-orm';
 import { auditLogs } from '../../db/schema/index.js';
 import type { ServiceCtx } from '../../platform/context.js';
-import { pageOffset } from '../../platform/pagination.js';
-import { endExclusive, type ListAuditLogsQuery, parseDateBound } from './schemas.js';
+import { listPage } from '../../platform/pagination.js';
+import type { ListAuditLogsQuery } from './schemas.js';
 
 const entryColumns = {
   id: auditLogs.id,
@@ -27,28 +27,24 @@ export async function listAuditLogs(ctx: ServiceCtx, query: ListAuditLogsQuery) 
       .split(',')
       .map((a) => a.trim())
       .filter(Boolean);
-    where.push(actions.length === 1 ? eq(auditLogs.action, actions[0]!) : inArray(auditLogs.action, actions));
+    where.push(inArray(auditLogs.action, actions));
   }
   if (query.entityType) where.push(eq(auditLogs.entityType, query.entityType));
   if (query.entityId) where.push(eq(auditLogs.entityId, query.entityId));
   if (query.actorId) where.push(eq(auditLogs.actorId, query.actorId));
-  const start = query.startDate ? parseDateBound(query.startDate) : null;
-  const end = query.endDate ? parseDateBound(query.endDate) : null;
-  if (start) where.push(gte(auditLogs.createdAt, start.at));
-  if (end) where.push(lt(auditLogs.createdAt, endExclusive(end)));
+  if (query.startDate) where.push(gte(auditLogs.createdAt, query.startDate.at));
+  if (query.endDate) where.push(lt(auditLogs.createdAt, query.endDate.until));
 
-  const [rows, [total]] = await Promise.all([
+  return listPage(
     ctx.db
       .select(entryColumns)
       .from(auditLogs)
       .where(and(...where))
-      .orderBy(desc(auditLogs.createdAt), desc(auditLogs.id))
-      .limit(query.limit)
-      .offset(pageOffset(query)),
+      .orderBy(desc(auditLogs.createdAt), desc(auditLogs.id)),
     ctx.db
       .select({ n: count() })
       .from(auditLogs)
       .where(and(...where)),
-  ]);
-  return { rows, total: total?.n ?? 0 };
+    query,
+  );
 }

@@ -1,11 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
-import type { LightMyRequestResponse } from 'fastify';
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
-import { TEST_PASSWORD } from '../../../test/helpers/factories.js';
+import { cookieOf, TEST_PASSWORD } from '../../../test/helpers/factories.js';
 import { members, users } from '../../db/schema/index.js';
 import { hashPassword, randomHex, sha256 } from '../../platform/crypto.js';
 import { newId } from '../../platform/ids.js';
@@ -69,8 +68,6 @@ async function idToken(opts: TokenOptions = {}) {
 
 const google = (payload: Record<string, unknown>, app: TestApp = t) =>
   app.inject({ method: 'POST', url: '/api/auth/google', payload });
-const cookieOf = (res: LightMyRequestResponse, name: string) =>
-  (res.cookies as Array<{ name: string; value: string }>).find((c) => c.name === name);
 
 describe('POST /api/auth/google', () => {
   it('creates the account and a tenant on first sign-in (201), then signs in (200)', async () => {

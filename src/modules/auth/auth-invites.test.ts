@@ -1,8 +1,14 @@
-import { and, desc, eq } from 'drizzle-orm';
-import type { LightMyRequestResponse } from 'fastify';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
-import { createTenant, TEST_PASSWORD, type TenantFixture } from '../../../test/helpers/factories.js';
+import {
+  auditEntries,
+  cookieOf,
+  createTenant,
+  TEST_PASSWORD,
+  type TenantFixture,
+  uniqueEmail,
+} from '../../../test/helpers/factories.js';
 import { auditLogs, inviteLinks, mailOutbox, members, type Role, users } from '../../db/schema/index.js';
 import { hashPassword, randomHex, randomToken, sha256 } from '../../platform/crypto.js';
 import { newId } from '../../platform/ids.js';
@@ -15,9 +21,6 @@ afterAll(() => t.close());
 
 const db = () => t.deps.database.db;
 const DAY = 86_400_000;
-const uniqueEmail = (prefix = 'invitee') => `${prefix}-${randomHex(5)}@example.com`;
-const cookieOf = (res: LightMyRequestResponse, name: string) =>
-  (res.cookies as Array<{ name: string; value: string; path?: string }>).find((c) => c.name === name);
 
 const accept = (payload: Record<string, unknown>) =>
   t.inject({ method: 'POST', url: '/api/auth/invites/accept', payload });
@@ -28,7 +31,7 @@ async function emailedInvite(
   opts: { email?: string; role?: Role; expiresAt?: Date } = {},
 ) {
   const token = randomToken(32);
-  const email = opts.email ?? uniqueEmail();
+  const email = opts.email ?? uniqueEmail('invitee');
   const [row] = await db()
     .insert(members)
     .values({
@@ -72,13 +75,6 @@ const linkIdOf = async (token: string) => {
     .where(eq(inviteLinks.tokenHash, sha256(token)));
   return row!.id;
 };
-
-const auditOf = (tenantId: string, action: string) =>
-  db()
-    .select()
-    .from(auditLogs)
-    .where(and(eq(auditLogs.tenantId, tenantId), eq(auditLogs.action, action)))
-    .orderBy(desc(auditLogs.createdAt), desc(auditLogs.id));
 
 async function existingUser(opts: { google?: boolean } = {}) {
   const email = uniqueEmail('existing');
@@ -373,7 +369,7 @@ describe('invite links', () => {
     t.clock.set(Date.now() + 7 * DAY + 1000);
     try {
       expectError(
-        await accept({ token, email: uniqueEmail(), password: 'joined-by-link' }),
+        await accept({ token, email: uniqueEmail('invitee'), password: 'joined-by-link' }),
         400,
         'INVALID_INVITE_TOKEN',
       );
@@ -387,7 +383,7 @@ describe('invite links', () => {
     const token = await inviteLink(tenant);
     const a = expectError(await accept({ token, password: 'long-enough-1' }), 400, 'VALIDATION_ERROR');
     expect(a.details).toEqual([{ path: 'email', message: expect.any(String) }]);
-    const b = expectError(await accept({ token, email: uniqueEmail() }), 400, 'VALIDATION_ERROR');
+    const b = expectError(await accept({ token, email: uniqueEmail('invitee') }), 400, 'VALIDATION_ERROR');
     expect(b.details).toEqual([{ path: 'password', message: expect.any(String) }]);
   });
 
@@ -439,7 +435,7 @@ describe('invite links', () => {
       role: 'VIEWER',
     });
     expectError(await accept({ token: emailed }), 400, 'INVALID_INVITE_TOKEN');
-    const [joined] = await auditOf(tenant.tenantId, 'MEMBER_JOINED');
+    const [joined] = await auditEntries(t, tenant.tenantId, { action: 'MEMBER_JOINED' });
     expect(joined).toMatchObject({
       entityType: 'member',
       entityId: member.id,
@@ -449,7 +445,8 @@ describe('invite links', () => {
   });
 
   it('works only while its creator is still a member whose role ranks at least the link role', async () => {
-    const join = (token: string) => accept({ token, email: uniqueEmail(), password: 'joined-by-link' });
+    const join = (token: string) =>
+      accept({ token, email: uniqueEmail('invitee'), password: 'joined-by-link' });
     const tenant = await createTenant(t);
     const admin = await tenant.as('ADMIN');
     const adminLink = await inviteLink(tenant, { role: 'ADMIN', createdBy: admin.userId });
@@ -479,7 +476,8 @@ describe('invite links', () => {
   });
 
   it('refuses links without a creator, by a pending member, or by a member of another tenant only', async () => {
-    const join = (token: string) => accept({ token, email: uniqueEmail(), password: 'joined-by-link' });
+    const join = (token: string) =>
+      accept({ token, email: uniqueEmail('invitee'), password: 'joined-by-link' });
     const tenant = await createTenant(t);
     const other = await createTenant(t);
     expectError(await join(await inviteLink(tenant, { createdBy: null })), 400, 'INVALID_INVITE_TOKEN');
@@ -512,7 +510,7 @@ describe('invite links', () => {
     const tenant = await createTenant(t);
     const token = await inviteLink(tenant, { expiresAt: new Date(t.clock.now() - 1000) });
     expectError(
-      await accept({ token, email: uniqueEmail(), password: 'long-enough-1' }),
+      await accept({ token, email: uniqueEmail('invitee'), password: 'long-enough-1' }),
       400,
       'INVALID_INVITE_TOKEN',
     );

@@ -1,9 +1,8 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
-import type { LightMyRequestResponse } from 'fastify';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
-import { createTenant } from '../../../test/helpers/factories.js';
+import { cookieOf, createTenant, uniqueEmail } from '../../../test/helpers/factories.js';
 import {
   auditLogs,
   mailOutbox,
@@ -35,11 +34,6 @@ interface SignedInBody {
   role: string;
   accessToken: string;
 }
-type Cookie = Record<string, unknown> & { name: string; value: string };
-
-const cookieOf = (res: LightMyRequestResponse, name: string) =>
-  (res.cookies as Cookie[]).find((c) => c.name === name);
-const uniqueEmail = (prefix = 'user') => `${prefix}-${crypto.randomHex(5)}@example.com`;
 const PASSWORD = 'a-good-password';
 
 async function registerUser(

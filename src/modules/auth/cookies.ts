@@ -1,10 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import type { Config } from '../../config.js';
+import { REFRESH_COOKIE, SESSION_COOKIE } from '../../platform/auth/cookies.js';
 
-export const SESSION_COOKIE = 'session_token';
-export const REFRESH_COOKIE = 'refresh_token';
 /** The refresh cookie only travels to the auth routes (refresh, logout), never to the rest of the API. */
-export const REFRESH_COOKIE_PATH = '/api/auth';
+const REFRESH_COOKIE_PATH = '/api/auth';
 
 const base = (config: Config) => ({ httpOnly: true, sameSite: 'lax' as const, secure: config.cookieSecure });
 

@@ -4,11 +4,9 @@ import type { Config } from '../../config.js';
 import { users } from '../../db/schema/index.js';
 import { randomHex } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
-import { newId } from '../../platform/ids.js';
-import { provisionTenant } from '../tenants/provision.js';
 import { type AuthCtx, nowOf } from './context.js';
-import { signUpError } from './register.js';
-import { findMembership, findUserByEmail, openSession, type SignedIn, userColumns } from './session.js';
+import { createOwnerAccount, signUpError } from './register.js';
+import { findUserByEmail, type SignedIn, signInMember } from './session.js';
 
 const GOOGLE_ISSUERS = ['accounts.google.com', 'https://accounts.google.com'];
 
@@ -26,7 +24,7 @@ const keySetFor = (url: string): JWTVerifyGetKey => {
 /** Marks a failure to obtain the keys (network, timeout, bad JWKS) apart from a bad token. */
 class KeySetUnavailable extends Error {}
 
-export interface GoogleIdentity {
+interface GoogleIdentity {
   subject: string;
   email: string;
   name: string | null;
@@ -86,7 +84,7 @@ export async function verifyGoogleIdToken(
   };
 }
 
-export interface GoogleSignInInput {
+interface GoogleSignInInput {
   idToken: string;
   companyName?: string | undefined;
   tenantId?: string | undefined;
@@ -109,10 +107,12 @@ export async function googleSignIn(
     if (user.authProvider !== 'google' || (user.googleSubject && user.googleSubject !== identity.subject)) {
       throw new AppError('AUTH_PROVIDER_MISMATCH', 'This email is registered with a password');
     }
-    const membership = await findMembership(db, user.id, input.tenantId);
-    if (!membership) throw new AppError('AUTH_INVALID_CREDENTIALS', 'This account belongs to no workspace');
-    const result = await db.transaction((tx) =>
-      openSession(ctx, tx, { user, tenant: membership.tenant, role: membership.role }, 'google'),
+    const result = await signInMember(
+      ctx,
+      user,
+      input.tenantId,
+      'google',
+      'This account belongs to no workspace',
     );
     return { result, created: false };
   }
@@ -128,25 +128,18 @@ async function googleSignUp(ctx: AuthCtx, identity: GoogleIdentity, companyName?
   for (let attempt = 0; ; attempt++) {
     const name = attempt === 0 ? base : `${base} ${randomHex(2)}`;
     try {
-      return await ctx.deps.database.db.transaction(async (tx) => {
-        const [user] = await tx
-          .insert(users)
-          .values({
-            id: newId(),
-            email: identity.email,
-            name: identity.name,
-            passwordHash: null,
-            authProvider: 'google',
-            googleSubject: identity.subject,
-          })
-          .returning(userColumns);
-        const { tenant } = await provisionTenant(tx, {
-          name,
-          owner: { userId: user!.id, email: user!.email },
-          plan: ctx.deps.config.defaultPlan,
-        });
-        return openSession(ctx, tx, { user: user!, tenant, role: 'OWNER' }, 'google');
-      });
+      return await createOwnerAccount(
+        ctx,
+        {
+          email: identity.email,
+          name: identity.name,
+          passwordHash: null,
+          authProvider: 'google',
+          googleSubject: identity.subject,
+        },
+        name,
+        'google',
+      );
     } catch (err) {
       const mapped = signUpError(ctx, err);
       if (mapped.code === 'TENANT_EXISTS' && companyName === undefined && attempt < 4) continue;

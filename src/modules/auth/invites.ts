@@ -4,23 +4,25 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { inviteLinks, members, type Role, tenants, users } from '../../db/schema/index.js';
 import { recordAudit } from '../../platform/audit.js';
 import { ROLE_RANK } from '../../platform/auth/guard.js';
-import { hashPassword, sha256, verifyPassword } from '../../platform/crypto.js';
+import { hashPassword, sha256 } from '../../platform/crypto.js';
 import { AppError, validationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { assertPlanAllows } from '../pricing/enforce.js';
 import { type AuthCtx, nowOf } from './context.js';
 import { verifyGoogleIdToken } from './google.js';
+import { assertPassword } from './login.js';
 import {
   findMembership,
   findUserByEmail,
   openSession,
+  type PublicTenant,
   type PublicUser,
   type SignedIn,
   tenantColumns,
   userColumns,
 } from './session.js';
 
-export interface AcceptInviteInput {
+interface AcceptInviteInput {
   token: string;
   email?: string | undefined;
   name?: string | undefined;
@@ -30,66 +32,63 @@ export interface AcceptInviteInput {
 }
 
 type Invite =
-  | { kind: 'member'; memberId: string; tenantId: string; email: string }
-  | { kind: 'link'; linkId: string; tenantId: string; role: Role; createdBy: string };
+  | { kind: 'member'; memberId: string; tenant: PublicTenant; email: string }
+  | { kind: 'link'; linkId: string; tenant: PublicTenant; role: Role; createdBy: string };
 
 type ExistingUser = NonNullable<Awaited<ReturnType<typeof findUserByEmail>>>;
 
 /**
+ * A link speaks for its creator: it works only while the creator is an accepted member of the
+ * tenant with a role ranked at least the link's.
+ */
+const creatorMayGrant = (creatorRole: Role | null, linkRole: Role): boolean =>
+  creatorRole !== null && ROLE_RANK[creatorRole] >= ROLE_RANK[linkRole];
+
+/**
  * Two kinds of token, both stored as sha256: an emailed invite (a pending member row, single
- * use) and an invite link (`invite_links`, usable by several people until it expires).
+ * use) and an invite link (`invite_links`, usable by several people until it expires). Each
+ * comes with its tenant, and a link with its creator's role.
  */
 async function findInvite(exec: Executor, tokenHash: string, now: Date): Promise<Invite | null> {
   const [member] = await exec
     .select({
       id: members.id,
-      tenantId: members.tenantId,
       email: members.email,
       expiresAt: members.inviteExpiresAt,
+      tenant: tenantColumns,
     })
     .from(members)
+    .innerJoin(tenants, eq(tenants.id, members.tenantId))
     .where(and(eq(members.inviteTokenHash, tokenHash), eq(members.isPending, true)))
     .limit(1);
   if (member) {
     if (member.expiresAt && member.expiresAt.getTime() <= now.getTime()) return null;
-    return { kind: 'member', memberId: member.id, tenantId: member.tenantId, email: member.email };
+    return { kind: 'member', memberId: member.id, tenant: member.tenant, email: member.email };
   }
-  const [link] = await exec.select().from(inviteLinks).where(eq(inviteLinks.tokenHash, tokenHash)).limit(1);
-  if (!link || link.expiresAt.getTime() <= now.getTime() || !link.createdBy) return null;
-  const invite = {
-    kind: 'link' as const,
-    linkId: link.id,
-    tenantId: link.tenantId,
-    role: link.role,
-    createdBy: link.createdBy,
-  };
-  return (await creatorMayGrant(exec, invite)) ? invite : null;
-}
-
-/**
- * A link speaks for its creator: it works only while the creator is still an accepted member
- * of the tenant with a role ranked at least the link's. Inside the joining transaction the
- * creator's row is locked (FOR SHARE), so a concurrent removal or demotion waits for the join
- * or makes it fail.
- */
-async function creatorMayGrant(
-  exec: Executor,
-  link: Extract<Invite, { kind: 'link' }>,
-  lock = false,
-): Promise<boolean> {
-  const query = exec
-    .select({ role: members.role })
-    .from(members)
-    .where(
+  const [link] = await exec
+    .select({
+      id: inviteLinks.id,
+      role: inviteLinks.role,
+      createdBy: inviteLinks.createdBy,
+      expiresAt: inviteLinks.expiresAt,
+      creatorRole: members.role,
+      tenant: tenantColumns,
+    })
+    .from(inviteLinks)
+    .innerJoin(tenants, eq(tenants.id, inviteLinks.tenantId))
+    .leftJoin(
+      members,
       and(
-        eq(members.tenantId, link.tenantId),
-        eq(members.userId, link.createdBy),
+        eq(members.tenantId, inviteLinks.tenantId),
+        eq(members.userId, inviteLinks.createdBy),
         eq(members.isPending, false),
       ),
     )
+    .where(eq(inviteLinks.tokenHash, tokenHash))
     .limit(1);
-  const [creator] = lock ? await query.for('share') : await query;
-  return !!creator && ROLE_RANK[creator.role] >= ROLE_RANK[link.role];
+  if (!link || link.expiresAt.getTime() <= now.getTime() || !link.createdBy) return null;
+  if (!creatorMayGrant(link.creatorRole, link.role)) return null;
+  return { kind: 'link', linkId: link.id, tenant: link.tenant, role: link.role, createdBy: link.createdBy };
 }
 
 /**
@@ -100,15 +99,13 @@ async function creatorMayGrant(
  */
 async function proveAccountOwner(ctx: AuthCtx, existing: ExistingUser, input: AcceptInviteInput) {
   if (existing.passwordHash) {
+    // Unlike a link (401 below), a missing password is a 400: the invite names this account.
     if (!input.password) {
       throw validationError([
         { path: 'password', message: 'password of the existing account is required to accept this invite' },
       ]);
     }
-    if (!(await verifyPassword(existing.passwordHash, input.password))) {
-      throw new AppError('AUTH_INVALID_CREDENTIALS');
-    }
-    return;
+    return assertPassword(existing, input.password);
   }
   if (!input.idToken) {
     throw new AppError('AUTH_PROVIDER_MISMATCH', 'This account signs in with Google: send its ID token');
@@ -143,14 +140,8 @@ export async function acceptInvite(ctx: AuthCtx, input: AcceptInviteInput): Prom
   }
   const existing = await findUserByEmail(db, email);
   if (existing && invite.kind === 'member') await proveAccountOwner(ctx, existing, input);
-  if (existing && invite.kind === 'link') {
-    if (!existing.passwordHash) {
-      throw new AppError('AUTH_PROVIDER_MISMATCH', 'This account signs in with Google');
-    }
-    if (!input.password || !(await verifyPassword(existing.passwordHash, input.password))) {
-      throw new AppError('AUTH_INVALID_CREDENTIALS');
-    }
-  }
+  // A link names nobody: a missing password is simply wrong credentials (401).
+  if (existing && invite.kind === 'link') await assertPassword(existing, input.password);
   if (!existing && !input.password) {
     throw validationError([{ path: 'password', message: 'password is required to create an account' }]);
   }
@@ -161,7 +152,7 @@ export async function acceptInvite(ctx: AuthCtx, input: AcceptInviteInput): Prom
       let user: PublicUser;
       if (existing) {
         user = { id: existing.id, email: existing.email, name: existing.name };
-        if (await findMembership(tx, user.id, invite.tenantId)) throw new AppError('MEMBER_EXISTS');
+        if (await findMembership(tx, user.id, invite.tenant.id)) throw new AppError('MEMBER_EXISTS');
       } else {
         const [created] = await tx
           .insert(users)
@@ -175,7 +166,7 @@ export async function acceptInvite(ctx: AuthCtx, input: AcceptInviteInput): Prom
           : await joinThroughLink(tx, invite, user, now);
       const role = joined.role;
       await recordAudit(tx, {
-        tenantId: invite.tenantId,
+        tenantId: invite.tenant.id,
         actorId: user.id,
         ipAddress: ctx.ip,
         action: 'MEMBER_JOINED',
@@ -186,8 +177,7 @@ export async function acceptInvite(ctx: AuthCtx, input: AcceptInviteInput): Prom
             ? { via: 'email', role }
             : { via: 'link', role, inviteLinkId: invite.linkId },
       });
-      const [tenant] = await tx.select(tenantColumns).from(tenants).where(eq(tenants.id, invite.tenantId));
-      return openSession(ctx, tx, { user, tenant: tenant!, role }, 'invite');
+      return openSession(ctx, tx, { user, tenant: invite.tenant, role }, 'invite');
     });
   } catch (err) {
     if (isUniqueViolation(err, 'members_tenant_email_key')) throw new AppError('MEMBER_EXISTS');
@@ -214,7 +204,7 @@ async function acceptEmailedInvite(
     .set({ userId, isPending: false, inviteTokenHash: null, updatedAt: now })
     .where(
       and(
-        eq(members.tenantId, invite.tenantId),
+        eq(members.tenantId, invite.tenant.id),
         eq(members.id, invite.memberId),
         eq(members.inviteTokenHash, tokenHash),
         eq(members.isPending, true),
@@ -228,7 +218,8 @@ async function acceptEmailedInvite(
 /**
  * A new membership with the link's role. An outstanding emailed invite of the same address in
  * that tenant is consumed by it (the person has joined), taking the link's role. The creator's
- * right to grant that role is checked again here, under lock.
+ * right to grant that role is checked again here with the creator's row locked (FOR SHARE), so
+ * a concurrent removal or demotion waits for the join or makes it fail.
  */
 async function joinThroughLink(
   tx: Executor,
@@ -236,24 +227,36 @@ async function joinThroughLink(
   user: PublicUser,
   now: Date,
 ): Promise<Joined> {
-  if (!(await creatorMayGrant(tx, invite, true))) throw new AppError('INVALID_INVITE_TOKEN');
+  const [creator] = await tx
+    .select({ role: members.role })
+    .from(members)
+    .where(
+      and(
+        eq(members.tenantId, invite.tenant.id),
+        eq(members.userId, invite.createdBy),
+        eq(members.isPending, false),
+      ),
+    )
+    .limit(1)
+    .for('share');
+  if (!creatorMayGrant(creator?.role ?? null, invite.role)) throw new AppError('INVALID_INVITE_TOKEN');
   const [pending] = await tx
     .update(members)
     .set({ userId: user.id, role: invite.role, isPending: false, inviteTokenHash: null, updatedAt: now })
     .where(
       and(
-        eq(members.tenantId, invite.tenantId),
+        eq(members.tenantId, invite.tenant.id),
         sql`lower(${members.email}) = lower(${user.email})`,
         eq(members.isPending, true),
       ),
     )
     .returning({ memberId: members.id, role: members.role });
   if (pending) return pending;
-  await assertPlanAllows(tx, invite.tenantId, 'members');
+  await assertPlanAllows(tx, invite.tenant.id, 'members', now);
   const memberId = newId();
   await tx.insert(members).values({
     id: memberId,
-    tenantId: invite.tenantId,
+    tenantId: invite.tenant.id,
     userId: user.id,
     email: user.email,
     role: invite.role,

@@ -1,10 +1,10 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { passwordResets, sessions, users } from '../../db/schema/index.js';
-import { hashPassword, randomToken, sha256 } from '../../platform/crypto.js';
+import { hashPassword, issueSecret, sha256 } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { type AuthCtx, nowOf } from './context.js';
-import { findUserByEmail } from './session.js';
+import { findUserByEmail, revokeSessions } from './session.js';
 
 const RESET_TTL_MS = 60 * 60 * 1000;
 
@@ -26,13 +26,10 @@ async function issuePasswordReset(ctx: AuthCtx, email: string): Promise<void> {
   const { database, config, mailer } = ctx.deps;
   const user = await findUserByEmail(database.db, email);
   if (!user?.passwordHash) return;
-  const token = randomToken(32);
-  await database.db.insert(passwordResets).values({
-    id: newId(),
-    userId: user.id,
-    tokenHash: sha256(token),
-    expiresAt: new Date(nowOf(ctx).getTime() + RESET_TTL_MS),
-  });
+  const { token, hash, expiresAt } = issueSecret(nowOf(ctx).getTime(), RESET_TTL_MS);
+  await database.db
+    .insert(passwordResets)
+    .values({ id: newId(), userId: user.id, tokenHash: hash, expiresAt });
   const link = `${config.appUrl}/reset-password/${token}`;
   await mailer.send({
     to: user.email,
@@ -46,8 +43,10 @@ async function issuePasswordReset(ctx: AuthCtx, email: string): Promise<void> {
 }
 
 /**
- * Single use: the token is claimed with a conditional UPDATE, so two concurrent confirms cannot
- * both succeed. The new password ends every session of the user and every other open reset token.
+ * Single use: one conditional UPDATE uses up every open reset token of the user, and the
+ * presented one must be among them, so two concurrent confirms cannot both succeed (the second
+ * waits for the first's row locks, then finds nothing open). The new password ends every
+ * session of the user.
  */
 export async function confirmPasswordReset(ctx: AuthCtx, input: { token: string; password: string }) {
   const { database } = ctx.deps;
@@ -62,20 +61,13 @@ export async function confirmPasswordReset(ctx: AuthCtx, input: { token: string;
   }
   const passwordHash = await hashPassword(input.password);
   await database.db.transaction(async (tx) => {
-    const [claimed] = await tx
+    const usedUp = await tx
       .update(passwordResets)
       .set({ usedAt: now })
-      .where(and(eq(passwordResets.id, reset.id), isNull(passwordResets.usedAt)))
+      .where(and(eq(passwordResets.userId, reset.userId), isNull(passwordResets.usedAt)))
       .returning({ id: passwordResets.id });
-    if (!claimed) throw new AppError('INVALID_RESET_TOKEN');
-    await tx
-      .update(passwordResets)
-      .set({ usedAt: now })
-      .where(and(eq(passwordResets.userId, reset.userId), isNull(passwordResets.usedAt)));
+    if (!usedUp.some((r) => r.id === reset.id)) throw new AppError('INVALID_RESET_TOKEN');
     await tx.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, reset.userId));
-    await tx
-      .update(sessions)
-      .set({ revokedAt: now, revokedReason: 'password_reset' })
-      .where(and(eq(sessions.userId, reset.userId), isNull(sessions.revokedAt)));
+    await revokeSessions(tx, eq(sessions.userId, reset.userId), 'password_reset', now);
   });
 }

@@ -5,9 +5,9 @@ import { AppError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { provisionTenant } from '../tenants/provision.js';
 import type { AuthCtx } from './context.js';
-import { findUserByEmail, openSession, type SignedIn, userColumns } from './session.js';
+import { openSession, type SignedIn, userColumns } from './session.js';
 
-export interface RegisterInput {
+interface RegisterInput {
   email: string;
   password: string;
   name?: string | undefined;
@@ -15,33 +15,50 @@ export interface RegisterInput {
 }
 
 /**
- * User, tenant, OWNER membership and session in one transaction: all of it exists, or none.
  * The email is not verified, so an account's email proves nothing about who holds it: invite
  * acceptance asks the account's own credentials (see acceptInvite).
  */
 export async function register(ctx: AuthCtx, input: RegisterInput): Promise<SignedIn> {
   try {
     const passwordHash = await hashPassword(input.password);
-    return await ctx.deps.database.db.transaction(async (tx) => {
-      if (await findUserByEmail(tx, input.email)) throw new AppError('EMAIL_EXISTS');
-      const [user] = await tx
-        .insert(users)
-        .values({ id: newId(), email: input.email, name: input.name ?? null, passwordHash })
-        .returning(userColumns);
-      const { tenant } = await provisionTenant(tx, {
-        name: input.companyName,
-        owner: { userId: user!.id, email: user!.email },
-        plan: ctx.deps.config.defaultPlan,
-      });
-      return openSession(ctx, tx, { user: user!, tenant, role: 'OWNER' }, 'register');
-    });
+    return await createOwnerAccount(
+      ctx,
+      { email: input.email, name: input.name ?? null, passwordHash },
+      input.companyName,
+      'register',
+    );
   } catch (err) {
     throw signUpError(ctx, err);
   }
 }
 
 /**
- * Known conflicts keep their codes (a concurrent sign-up can still trip a unique index);
+ * A sign-up (registration or Google): user, tenant, OWNER membership and session in one
+ * transaction, so all of it exists or none. A taken email or company name trips its unique
+ * index; signUpError names the conflict.
+ */
+export function createOwnerAccount(
+  ctx: AuthCtx,
+  account: Omit<typeof users.$inferInsert, 'id'>,
+  companyName: string,
+  method: 'register' | 'google',
+): Promise<SignedIn> {
+  return ctx.deps.database.db.transaction(async (tx) => {
+    const [user] = await tx
+      .insert(users)
+      .values({ id: newId(), ...account })
+      .returning(userColumns);
+    const { tenant } = await provisionTenant(tx, {
+      name: companyName,
+      owner: { userId: user!.id, email: user!.email },
+      plan: ctx.deps.config.defaultPlan,
+    });
+    return openSession(ctx, tx, { user: user!, tenant, role: 'OWNER' }, method);
+  });
+}
+
+/**
+ * Known conflicts keep their codes (EMAIL_EXISTS, TENANT_EXISTS, from the unique indexes);
  * anything else is logged with its cause and answered as REGISTRATION_FAILED, leaking nothing.
  */
 export function signUpError(ctx: AuthCtx, err: unknown): AppError {

@@ -1,10 +1,11 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { REFRESH_COOKIE } from '../../platform/auth/cookies.js';
 import { publicRoute, requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { emptyResponse, errors } from '../../platform/http/schemas.js';
 import { authCtxOf } from './context.js';
-import { clearAuthCookies, REFRESH_COOKIE, setAuthCookies } from './cookies.js';
+import { clearAuthCookies, setAuthCookies } from './cookies.js';
 import { googleSignIn } from './google.js';
 import { acceptInvite } from './invites.js';
 import { login, timingDummyHash } from './login.js';

@@ -1,9 +1,6 @@
 import { z } from 'zod';
-import { ROLES } from '../../db/schema/index.js';
-import { dataOf, uuid } from '../../platform/http/schemas.js';
+import { dataOf, email, role, uuid } from '../../platform/http/schemas.js';
 
-/** Emails are trimmed and lower-cased before anything compares or stores them. */
-const email = z.string().trim().toLowerCase().max(254).check(z.email());
 const newPassword = z.string().min(8).max(128);
 /** At sign-in any length is tried (up to a bound that keeps argon2 cheap); the 8-128 rule is for new passwords. */
 const givenPassword = z.string().min(1).max(1024);
@@ -58,7 +55,6 @@ export const googleBody = z.object({
 
 const user = z.object({ id: uuid, email: z.string(), name: z.string().nullable() });
 const tenant = z.object({ id: uuid, name: z.string(), slug: z.string() });
-const role = z.enum(ROLES);
 
 export const signedInResponse = dataOf(
   z.object({

@@ -4,7 +4,7 @@ import { members, type Role, sessions, tenants, users } from '../../db/schema/in
 import { recordAudit } from '../../platform/audit.js';
 import type { ServiceCtx } from '../../platform/context.js';
 import { audit } from '../../platform/context.js';
-import { randomToken, safeEqual, sha256 } from '../../platform/crypto.js';
+import { issueSecret, safeEqual, sha256 } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
 import { type AuthCtx, nowOf } from './context.js';
@@ -29,10 +29,29 @@ export interface SignedIn {
   refreshToken: string;
 }
 
-export type SignInMethod = 'password' | 'register' | 'google' | 'invite';
+type SignInMethod = 'password' | 'register' | 'google' | 'invite';
 
 export const userColumns = { id: users.id, email: users.email, name: users.name };
 export const tenantColumns = { id: tenants.id, name: tenants.name, slug: tenants.slug };
+
+/**
+ * Refresh token format: `<sessionId>.<secret>`; the session row keeps only sha256(secret).
+ * Session ids are not secret (the access token's `sid`): the secret is what proves the holder.
+ */
+const formatRefreshToken = (sessionId: string, secret: string): string => `${sessionId}.${secret}`;
+
+function parseRefreshToken(token: string): { sessionId: string; secret: string } | null {
+  const dot = token.indexOf('.');
+  if (dot < 0) return null;
+  const sessionId = token.slice(0, dot);
+  const secret = token.slice(dot + 1);
+  if (!isUuid(sessionId) || secret.length < 16 || secret.length > 256) return null;
+  return { sessionId, secret };
+}
+
+/** A new refresh secret, valid for the refresh TTL from `now` (each sign-in and each rotation). */
+const issueRefreshSecret = (ctx: AuthCtx, now: Date) =>
+  issueSecret(now.getTime(), ctx.deps.config.refreshTokenTtlSeconds * 1000);
 
 export const findUserByEmail = async (exec: Executor, email: string) => {
   const [row] = await exec.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).limit(1);
@@ -59,7 +78,6 @@ export async function findMembership(exec: Executor, userId: string, tenantId?: 
 /**
  * Opens a session (one row per sign-in; the refresh token rotates inside it), records
  * USER_LOGIN in the same transaction, and signs the first access token.
- * Refresh token format: `<sessionId>.<secret>`; the row keeps only sha256(secret).
  */
 export async function openSession(
   ctx: AuthCtx,
@@ -67,16 +85,14 @@ export async function openSession(
   who: { user: PublicUser; tenant: PublicTenant; role: Role },
   method: SignInMethod,
 ): Promise<SignedIn> {
-  const { config, tokens } = ctx.deps;
   const sessionId = newId();
-  const secret = randomToken(32);
-  const now = nowOf(ctx);
+  const refresh = issueRefreshSecret(ctx, nowOf(ctx));
   await exec.insert(sessions).values({
     id: sessionId,
     userId: who.user.id,
     tenantId: who.tenant.id,
-    refreshTokenHash: sha256(secret),
-    refreshExpiresAt: new Date(now.getTime() + config.refreshTokenTtlSeconds * 1000),
+    refreshTokenHash: refresh.hash,
+    refreshExpiresAt: refresh.expiresAt,
     ipAddress: ctx.ip,
     userAgent: ctx.userAgent,
   });
@@ -90,14 +106,56 @@ export async function openSession(
     // No session id: audit readers must not learn what would address a session.
     metadata: { userAgent: ctx.userAgent, method },
   });
-  const accessToken = await tokens.signAccess({ userId: who.user.id, tenantId: who.tenant.id, sessionId });
+  const accessToken = await ctx.deps.tokens.signAccess({
+    userId: who.user.id,
+    tenantId: who.tenant.id,
+    sessionId,
+  });
   return {
     user: { id: who.user.id, email: who.user.email, name: who.user.name },
     tenant: { id: who.tenant.id, name: who.tenant.name, slug: who.tenant.slug },
     role: who.role,
     accessToken,
-    refreshToken: `${sessionId}.${secret}`,
+    refreshToken: formatRefreshToken(sessionId, refresh.token),
   };
+}
+
+/**
+ * Signs an existing, verified account in: to its membership of `tenantId` when given, otherwise
+ * to its oldest. No accepted membership (only pending invites, or not a member of the tenant
+ * asked for) is AUTH_INVALID_CREDENTIALS with `noMembership` as its message.
+ */
+export async function signInMember(
+  ctx: AuthCtx,
+  user: PublicUser,
+  tenantId: string | undefined,
+  method: SignInMethod,
+  noMembership?: string,
+): Promise<SignedIn> {
+  const db = ctx.deps.database.db;
+  const membership = await findMembership(db, user.id, tenantId);
+  if (!membership) throw new AppError('AUTH_INVALID_CREDENTIALS', noMembership);
+  return db.transaction((tx) =>
+    openSession(ctx, tx, { user, tenant: membership.tenant, role: membership.role }, method),
+  );
+}
+
+/**
+ * Revokes the live sessions matching `where` (logout, password reset, member removal, refresh
+ * token reuse): their access and refresh tokens stop working at once. Returns how many.
+ */
+export async function revokeSessions(
+  exec: Executor,
+  where: SQL | undefined,
+  reason: string,
+  now: Date,
+): Promise<number> {
+  const revoked = await exec
+    .update(sessions)
+    .set({ revokedAt: now, revokedReason: reason })
+    .where(and(where, isNull(sessions.revokedAt)))
+    .returning({ id: sessions.id });
+  return revoked.length;
 }
 
 /**
@@ -107,15 +165,6 @@ export async function openSession(
  */
 const preciseNow = (): number => performance.timeOrigin + performance.now();
 const preciseTimestamp = (ms: number): SQL<Date> => sql<Date>`to_timestamp(${ms / 1000}::double precision)`;
-
-function parseRefreshToken(token: string): { sessionId: string; secret: string } | null {
-  const dot = token.indexOf('.');
-  if (dot < 0) return null;
-  const sessionId = token.slice(0, dot);
-  const secret = token.slice(dot + 1);
-  if (!isUuid(sessionId) || secret.length < 16 || secret.length > 256) return null;
-  return { sessionId, secret };
-}
 
 /**
  * Rotates the refresh token of a live session and signs a new access token.
@@ -139,7 +188,7 @@ export async function refreshSession(
   if (!token) throw new AppError('AUTH_NO_REFRESH_TOKEN');
   const parsed = parseRefreshToken(token);
   if (!parsed) throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
-  const { database, config, tokens, log } = ctx.deps;
+  const { database, tokens, log } = ctx.deps;
   const db = database.db;
   const [row] = await db
     .select({
@@ -172,18 +221,16 @@ export async function refreshSession(
     const replayed =
       row.previousRefreshTokenHash !== null && safeEqual(presented, row.previousRefreshTokenHash);
     if (!replayed) throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
-    const [revoked] = await db
-      .update(sessions)
-      .set({ revokedAt: now, revokedReason: 'refresh_reuse' })
-      .where(
-        and(
-          eq(sessions.id, row.id),
-          isNull(sessions.revokedAt),
-          eq(sessions.previousRefreshTokenHash, presented),
-          or(isNull(sessions.rotatedAt), lt(sessions.rotatedAt, preciseTimestamp(arrivedAt))),
-        ),
-      )
-      .returning({ id: sessions.id });
+    const revoked = await revokeSessions(
+      db,
+      and(
+        eq(sessions.id, row.id),
+        eq(sessions.previousRefreshTokenHash, presented),
+        or(isNull(sessions.rotatedAt), lt(sessions.rotatedAt, preciseTimestamp(arrivedAt))),
+      ),
+      'refresh_reuse',
+      now,
+    );
     if (revoked) {
       log.warn({ sessionId: row.id, userId: row.userId }, 'refresh token reuse detected: session revoked');
     }
@@ -191,14 +238,14 @@ export async function refreshSession(
   }
   // The membership behind the session has ended: the session cannot be extended.
   if (!row.memberId) throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
-  const secret = randomToken(32);
+  const refresh = issueRefreshSecret(ctx, now);
   const [rotated] = await db
     .update(sessions)
     .set({
-      refreshTokenHash: sha256(secret),
+      refreshTokenHash: refresh.hash,
       previousRefreshTokenHash: presented,
       rotatedAt: preciseTimestamp(preciseNow()),
-      refreshExpiresAt: new Date(now.getTime() + config.refreshTokenTtlSeconds * 1000),
+      refreshExpiresAt: refresh.expiresAt,
     })
     .where(and(eq(sessions.id, row.id), eq(sessions.refreshTokenHash, presented), isNull(sessions.revokedAt)))
     .returning({ id: sessions.id });
@@ -208,23 +255,18 @@ export async function refreshSession(
     tenantId: row.tenantId,
     sessionId: row.id,
   });
-  return { accessToken, refreshToken: `${row.id}.${secret}` };
+  return { accessToken, refreshToken: formatRefreshToken(row.id, refresh.token) };
 }
 
 /** Ends the caller's session: its access and refresh tokens stop working at once. */
 export async function logout(ctx: ServiceCtx, sessionId: string): Promise<void> {
   await ctx.db.transaction(async (tx) => {
-    await tx
-      .update(sessions)
-      .set({ revokedAt: new Date(), revokedReason: 'logout' })
-      .where(
-        and(
-          eq(sessions.id, sessionId),
-          eq(sessions.tenantId, ctx.tenantId),
-          eq(sessions.userId, ctx.actorId!),
-          isNull(sessions.revokedAt),
-        ),
-      );
+    await revokeSessions(
+      tx,
+      and(eq(sessions.id, sessionId), eq(sessions.tenantId, ctx.tenantId), eq(sessions.userId, ctx.actorId!)),
+      'logout',
+      ctx.now,
+    );
     await audit(ctx, tx, { action: 'USER_LOGOUT', entityType: 'user', entityId: ctx.actorId });
   });
 }

@@ -1,10 +1,12 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { inArray, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { sqlRows } from '../../db/raw.js';
-import { auditLogs, type ContentStatus, contentItems } from '../../db/schema/index.js';
-import { newId } from '../../platform/ids.js';
+import { CONTENT_STATUSES, type ContentStatus, contentItems } from '../../db/schema/index.js';
+import { recordAudits } from '../../platform/audit.js';
 import type { Referrer } from '../../platform/references.js';
-import { contentLifecycle, sourceStates, transitionAudit } from './lifecycle.js';
+import { sourceStates } from '../../platform/state-machine.js';
+import { CONTENT_TYPE_LIST } from './definitions.js';
+import { contentLifecycle, transitionAudit } from './lifecycle.js';
 
 interface ChangedRow {
   id: string;
@@ -18,11 +20,14 @@ type BulkAction = 'publishDue' | 'expire' | 'unpublish';
 
 const at = (now: Date) => sql`${now.toISOString()}::timestamptz`;
 
+/** The types the scheduler publishes at scheduledAt. */
+const SCHEDULED_TYPES = CONTENT_TYPE_LIST.filter((def) => def.scheduled).map((def) => def.slug);
+
 /**
  * One conditional UPDATE over every item in a source state of `action` that meets `condition`,
- * with one audit row per changed item, in one transaction. The rows are locked before they are
- * changed and the state condition is re-checked after a wait, so concurrent runs (several
- * instances) change each row once.
+ * with one audit row per changed item, on the caller's executor (the scheduler's transaction,
+ * or the flow deletion's). The rows are locked before they are changed and the state condition
+ * is re-checked after a wait, so concurrent runs (several instances) change each row once.
  */
 async function bulkTransition(
   exec: Executor,
@@ -31,7 +36,7 @@ async function bulkTransition(
   now: Date,
   auditMetadata: Record<string, unknown>,
 ): Promise<ChangedRow[]> {
-  const from = sourceStates(action);
+  const from = sourceStates(contentLifecycle, action, CONTENT_STATUSES);
   const to = contentLifecycle.apply(from[0]!, action);
   const stamp = at(now);
   const extra =
@@ -40,16 +45,12 @@ async function bulkTransition(
       : to === 'ARCHIVED'
         ? sql`, archived_at = ${stamp}`
         : sql``;
-  return exec.transaction(async (tx) => {
-    const rows = await sqlRows<ChangedRow>(
-      tx,
-      sql`
+  const rows = await sqlRows<ChangedRow>(
+    exec,
+    sql`
       with target as (
         select id, status from ${contentItems}
-        where ${contentItems.status} in (${sql.join(
-          from.map((s) => sql`${s}`),
-          sql`, `,
-        )}) and ${condition}
+        where ${inArray(contentItems.status, from)} and ${condition}
         for update
       )
       update content_items as c
@@ -58,34 +59,29 @@ async function bulkTransition(
       where c.id = target.id
       returning c.id, c.tenant_id, c.type, c.name, target.status as from_status
     `,
-    );
-    if (rows.length > 0) {
-      await tx.insert(auditLogs).values(
-        rows.map((r) => {
-          const entry = transitionAudit(r.from_status, to, action);
-          return {
-            id: newId(),
-            tenantId: r.tenant_id,
-            action: entry.action,
-            entityType: r.type,
-            entityId: r.id,
-            actorId: null,
-            ipAddress: null,
-            metadata: { ...entry.metadata, ...auditMetadata },
-          };
-        }),
-      );
-    }
-    return rows;
-  });
+  );
+  await recordAudits(
+    exec,
+    rows.map((r) => {
+      const entry = transitionAudit(r.from_status, to, action);
+      return {
+        tenantId: r.tenant_id,
+        action: entry.action,
+        entityType: r.type,
+        entityId: r.id,
+        metadata: { ...entry.metadata, ...auditMetadata },
+      };
+    }),
+  );
+  return rows;
 }
 
-/** SCHEDULED announcements whose scheduledAt has come → PUBLISHED. Returns how many changed. */
+/** SCHEDULED items (of the scheduled types) whose scheduledAt has come → PUBLISHED. Returns how many changed. */
 export async function publishDueAnnouncements(exec: Executor, now: Date): Promise<number> {
   const rows = await bulkTransition(
     exec,
     'publishDue',
-    sql`${contentItems.type} = 'announcements' and ${contentItems.scheduledAt} <= ${at(now)}`,
+    sql`${inArray(contentItems.type, SCHEDULED_TYPES)} and ${contentItems.scheduledAt} <= ${at(now)}`,
     now,
     { automatic: true },
   );

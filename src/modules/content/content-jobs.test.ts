@@ -1,19 +1,22 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
-import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
 import {
-  audiences,
+  createTenant,
+  insertAudience,
+  insertFlow,
+  type TenantFixture,
+} from '../../../test/helpers/factories.js';
+import {
   auditLogs,
   type ContentType,
   contentItems,
   endUsers,
-  flows,
   surveyResponses,
 } from '../../db/schema/index.js';
 import { newId } from '../../platform/ids.js';
 import { archiveExpiredContent, publishDueAnnouncements } from './bulk.js';
-import { getSurveyForResponses, loadDeliverableContent } from './delivery.js';
+import { loadDeliverableContent } from './delivery.js';
 import { sampleContentBody } from './samples.js';
 
 let t: TestApp;
@@ -211,36 +214,6 @@ describe('loadDeliverableContent', () => {
   });
 });
 
-describe('getSurveyForResponses', () => {
-  it('returns the questions (key, type, required, options) of a survey of the tenant', async () => {
-    const survey = await create('surveys', {
-      questions: [
-        {
-          key: 'mood',
-          type: 'SINGLE_CHOICE',
-          question: 'Mood?',
-          required: true,
-          options: { choices: ['ok', 'bad'] },
-        },
-        { key: 'why', type: 'TEXT', question: 'Why?' },
-      ],
-    });
-    expect(await getSurveyForResponses(db(), acme.tenantId, survey.id)).toEqual({
-      id: survey.id,
-      name: survey.name,
-      status: 'DRAFT',
-      questions: [
-        { key: 'mood', type: 'SINGLE_CHOICE', required: true, options: { choices: ['ok', 'bad'] } },
-        { key: 'why', type: 'TEXT', required: false, options: {} },
-      ],
-    });
-    const tooltip = await create('tooltips');
-    expect(await getSurveyForResponses(db(), other.tenantId, survey.id)).toBeNull();
-    expect(await getSurveyForResponses(db(), acme.tenantId, tooltip.id)).toBeNull();
-    expect(await getSurveyForResponses(db(), acme.tenantId, 'nope')).toBeNull();
-  });
-});
-
 describe('GET /api/content/surveys/:id/responses', () => {
   it('lists the survey’s responses newest first with pagination', async () => {
     const survey = await create('surveys');
@@ -350,15 +323,10 @@ describe('GET /api/content/surveys/:id/responses', () => {
 
 describe('audience referrers', () => {
   it('lists non-archived content items and NPS surveys that target the audience', async () => {
-    const audienceId = newId();
-    await db()
-      .insert(audiences)
-      .values({
-        id: audienceId,
-        tenantId: acme.tenantId,
-        name: 'Pros',
-        ruleTree: { field: 'traits.plan', operator: 'eq', value: 'pro' },
-      });
+    const audienceId = await insertAudience(t, acme.tenantId, {
+      name: 'Pros',
+      ruleTree: { field: 'traits.plan', operator: 'eq', value: 'pro' },
+    });
     const tooltip = await create('tooltips', { audienceId, name: 'Tip for pros' });
     const list = await create('task-lists', { audienceId, name: 'Pro list' });
     const archived = await create('beacons', { audienceId });
@@ -388,14 +356,8 @@ describe('audience referrers', () => {
 
 describe('flow dependents', () => {
   it('unpublishes published and scheduled task lists that launch the deleted flow', async () => {
-    const flowId = newId();
-    const otherFlowId = newId();
-    await db()
-      .insert(flows)
-      .values([
-        { id: flowId, tenantId: acme.tenantId, siteId: SITE, name: 'Tour', template: 'CUSTOM' },
-        { id: otherFlowId, tenantId: acme.tenantId, siteId: SITE, name: 'Other', template: 'CUSTOM' },
-      ]);
+    const flowId = await insertFlow(t, acme.tenantId, { name: 'Tour' });
+    const otherFlowId = await insertFlow(t, acme.tenantId, { name: 'Other' });
     const launches = (id: string) => ({
       items: [
         { title: 'Read', actionType: 'NAVIGATE', actionConfig: { url: '/a' } },

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { dataOf, errors, idParams, listOf } from '../../platform/http/schemas.js';
-import { paginationQuery, toList } from '../../platform/pagination.js';
+import { paginationQuery } from '../../platform/pagination.js';
 import {
   CONTENT_TYPE_LIST,
   type ContentTypeDef,
@@ -32,8 +32,6 @@ const write = { auth: requireRole('EDITOR') };
  * 404 NOT_FOUND.
  */
 export const contentTypeRoutes: FastifyPluginAsyncZod = async (app) => {
-  const now = () => new Date(app.deps.clock());
-
   for (const def of CONTENT_TYPE_LIST) registerType(def);
 
   function registerType(def: ContentTypeDef) {
@@ -51,10 +49,7 @@ export const contentTypeRoutes: FastifyPluginAsyncZod = async (app) => {
           response: { 200: listOf(listItem), ...errors(400, 401, 403) },
         },
       },
-      async (request) => {
-        const { rows, total } = await listContent(ctxOf(request), def, request.query);
-        return toList(rows, request.query, total);
-      },
+      async (request) => listContent(ctxOf(request), def, request.query),
     );
 
     app.post(
@@ -64,7 +59,7 @@ export const contentTypeRoutes: FastifyPluginAsyncZod = async (app) => {
         schema: { tags, body: createBodyOf(def), response: { 201: one, ...errors(400, 401, 403) } },
       },
       async (request, reply) => {
-        const item = await createContent(ctxOf(request), def, request.body as ContentInput, now());
+        const item = await createContent(ctxOf(request), def, request.body as ContentInput);
         return reply.code(201).send({ data: item });
       },
     );
@@ -90,13 +85,7 @@ export const contentTypeRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
       async (request) => ({
-        data: await updateContent(
-          ctxOf(request),
-          def,
-          request.params.id,
-          request.body as ContentInput,
-          now(),
-        ),
+        data: await updateContent(ctxOf(request), def, request.params.id, request.body as ContentInput),
       }),
     );
 
@@ -112,7 +101,7 @@ export const contentTypeRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
       async (request) => ({
-        data: await changeContentState(ctxOf(request), def, request.params.id, 'archive', now()),
+        data: await changeContentState(ctxOf(request), def, request.params.id, 'archive'),
       }),
     );
 
@@ -124,7 +113,7 @@ export const contentTypeRoutes: FastifyPluginAsyncZod = async (app) => {
           schema: { tags, params: idParams, response: { 200: one, ...errors(401, 403, 404, 409) } },
         },
         async (request) => ({
-          data: await changeContentState(ctxOf(request), def, request.params.id, action, now()),
+          data: await changeContentState(ctxOf(request), def, request.params.id, action),
         }),
       );
     }
@@ -141,9 +130,6 @@ export const contentTypeRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: surveyResponseList, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const { rows, total } = await listSurveyResponses(ctxOf(request), request.params.id, request.query);
-      return toList(rows, request.query, total);
-    },
+    async (request) => listSurveyResponses(ctxOf(request), request.params.id, request.query),
   );
 };

@@ -2,16 +2,13 @@ import { and, eq } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
-import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
 import {
-  audiences,
-  auditLogs,
-  CONTENT_TYPES,
-  type ContentType,
-  flows,
-  plans,
-  subscriptions,
-} from '../../db/schema/index.js';
+  createTenant,
+  insertAudience,
+  insertFlow,
+  type TenantFixture,
+} from '../../../test/helpers/factories.js';
+import { auditLogs, CONTENT_TYPES, type ContentType, plans, subscriptions } from '../../db/schema/index.js';
 import { newId } from '../../platform/ids.js';
 import { sampleContentBody } from './samples.js';
 
@@ -48,26 +45,6 @@ async function create(type: ContentType, fields: Body = {}, tenant = acme): Prom
 function expectInvalid(res: LightMyRequestResponse, path: string) {
   const err = expectError(res, 400, 'VALIDATION_ERROR');
   expect((err.details as { path: string }[]).map((d) => d.path)).toContain(path);
-}
-
-async function insertFlow(tenantId: string) {
-  const id = newId();
-  await t.deps.database.db
-    .insert(flows)
-    .values({ id, tenantId, siteId: SITE, name: 'Onboarding', template: 'CUSTOM' });
-  return id;
-}
-
-async function insertAudience(tenantId: string, deleted = false) {
-  const id = newId();
-  await t.deps.database.db.insert(audiences).values({
-    id,
-    tenantId,
-    name: 'Admins',
-    ruleTree: { field: 'role', operator: 'eq', value: 'admin' },
-    deletedAt: deleted ? new Date() : null,
-  });
-  return id;
 }
 
 describe('tooltips', () => {
@@ -188,7 +165,7 @@ describe('beacons', () => {
 
 describe('task lists', () => {
   it('creates a task list with every action type and keeps the items in order', async () => {
-    const flowId = await insertFlow(acme.tenantId);
+    const flowId = await insertFlow(t, acme.tenantId);
     const created = await create('task-lists', {
       description: 'Get started',
       items: [
@@ -272,8 +249,8 @@ describe('task lists', () => {
   });
 
   it('needs a COMPLETE_FLOW flowId of this tenant (400 at items.N.actionConfig.flowId)', async () => {
-    const foreignFlow = await insertFlow(other.tenantId);
-    const ownFlow = await insertFlow(acme.tenantId);
+    const foreignFlow = await insertFlow(t, other.tenantId);
+    const ownFlow = await insertFlow(t, acme.tenantId);
     const base = sampleContentBody('task-lists', SITE);
     const nav = { title: 'ok', actionType: 'NAVIGATE', actionConfig: { url: '/x' } };
     for (const flowId of [foreignFlow, UNKNOWN_ID, 'not-a-uuid']) {
@@ -513,9 +490,9 @@ describe('common fields', () => {
   });
 
   it('needs audienceId to be a live audience of the tenant', async () => {
-    const own = await insertAudience(acme.tenantId);
-    const deleted = await insertAudience(acme.tenantId, true);
-    const foreign = await insertAudience(other.tenantId);
+    const own = await insertAudience(t, acme.tenantId);
+    const deleted = await insertAudience(t, acme.tenantId, { deleted: true });
+    const foreign = await insertAudience(t, other.tenantId);
     for (const audienceId of [foreign, deleted, UNKNOWN_ID, 'nope']) {
       const res = await post('beacons', { ...sampleContentBody('beacons', SITE), audienceId });
       expect(expectError(res, 400, 'VALIDATION_ERROR').details).toEqual([

@@ -4,6 +4,7 @@ import { CONTENT_STATUSES, CONTENT_TYPES, type ContentType } from '../../db/sche
 import { randomHex } from '../../platform/crypto.js';
 import { jsonObject, timestamp, uuid } from '../../platform/http/schemas.js';
 import { assertFlowUsable } from '../flows/lookup.js';
+import type { PlanFeatureKey } from '../pricing/enforce.js';
 import { triggerConfigRecord, triggerConfigSchema } from './triggers.js';
 
 /**
@@ -261,6 +262,13 @@ export interface ContentTypeDef {
   normalize?: Partial<Record<string, (value: never) => unknown>>;
   /** Checks of references to other records (400 at the field's path). */
   checkReferences?: (exec: Executor, tenantId: string, input: Record<string, unknown>) => Promise<void>;
+  /** The plan feature creating one needs (403 PLAN_FEATURE_UNAVAILABLE without it). */
+  feature?: PlanFeatureKey;
+  /**
+   * Published on a schedule: created SCHEDULED (scheduledAt ahead) or PUBLISHED rather than
+   * DRAFT, and published by the scheduler at scheduledAt. Needs the scheduledAt column.
+   */
+  scheduled?: boolean;
 }
 
 export const CONTENT_DEFS: Record<ContentType, ContentTypeDef> = {
@@ -329,6 +337,7 @@ export const CONTENT_DEFS: Record<ContentType, ContentTypeDef> = {
     columns: [],
     defaults: {},
     normalize: { questions: (v: QuestionInput[]) => normalizeQuestions(v) },
+    feature: 'surveys',
   },
   announcements: {
     slug: 'announcements',
@@ -352,6 +361,7 @@ export const CONTENT_DEFS: Record<ContentType, ContentTypeDef> = {
     triggers: true,
     columns: ['scheduledAt', 'expiresAt'],
     defaults: {},
+    scheduled: true,
   },
   'self-help': {
     slug: 'self-help',

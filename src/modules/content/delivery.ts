@@ -1,9 +1,9 @@
-import { and, asc, eq, gt, isNull, or } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { contentItems, npsSurveys } from '../../db/schema/index.js';
-import { isUuid } from '../../platform/ids.js';
+import { liveAt } from '../../platform/schedule.js';
 import type { SurveyQuestion } from './definitions.js';
-import { type ContentRecord, type NpsSurveyRecord, toContentRecord, toNpsRecord } from './records.js';
+import { type ContentRecord, type NpsSurveyRecord, toContentRecord } from './records.js';
 
 /**
  * What the SDK may serve a tenant's end users now: PUBLISHED, unexpired content items of every
@@ -19,13 +19,7 @@ export async function loadDeliverableContent(
     exec
       .select()
       .from(contentItems)
-      .where(
-        and(
-          eq(contentItems.tenantId, tenantId),
-          eq(contentItems.status, 'PUBLISHED'),
-          or(isNull(contentItems.expiresAt), gt(contentItems.expiresAt, now)),
-        ),
-      )
+      .where(and(eq(contentItems.tenantId, tenantId), liveAt(contentItems, now)))
       .orderBy(asc(contentItems.createdAt), asc(contentItems.id)),
     exec
       .select()
@@ -33,45 +27,13 @@ export async function loadDeliverableContent(
       .where(and(eq(npsSurveys.tenantId, tenantId), eq(npsSurveys.status, 'PUBLISHED')))
       .orderBy(asc(npsSurveys.createdAt), asc(npsSurveys.id)),
   ]);
-  return { content: items.map(toContentRecord), npsSurveys: surveys.map(toNpsRecord) };
+  return { content: items.map(toContentRecord), npsSurveys: surveys };
 }
 
+/** A survey as response checks see it (loaded in batches by the response effect). */
 export interface SurveyForResponses {
   id: string;
   name: string;
   status: string;
   questions: Pick<SurveyQuestion, 'key' | 'type' | 'required' | 'options'>[];
-}
-
-/** A survey of the tenant (any status) with its questions, for validating responses; null when absent. */
-export async function getSurveyForResponses(
-  exec: Executor,
-  tenantId: string,
-  surveyId: string,
-): Promise<SurveyForResponses | null> {
-  if (!isUuid(surveyId)) return null;
-  const [row] = await exec
-    .select({
-      id: contentItems.id,
-      name: contentItems.name,
-      status: contentItems.status,
-      body: contentItems.body,
-    })
-    .from(contentItems)
-    .where(
-      and(
-        eq(contentItems.tenantId, tenantId),
-        eq(contentItems.type, 'surveys'),
-        eq(contentItems.id, surveyId),
-      ),
-    )
-    .limit(1);
-  if (!row) return null;
-  const questions = (row.body.questions as SurveyQuestion[] | undefined) ?? [];
-  return {
-    id: row.id,
-    name: row.name,
-    status: row.status,
-    questions: questions.map((q) => ({ key: q.key, type: q.type, required: q.required, options: q.options })),
-  };
 }

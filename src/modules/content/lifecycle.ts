@@ -22,23 +22,6 @@ export const contentLifecycle = transitionTable<
 export type ContentAction = 'publish' | 'unpublish' | 'archive' | 'restore';
 export const CONTENT_ACTIONS: readonly ContentAction[] = ['publish', 'unpublish', 'archive', 'restore'];
 
-/** Source states of an action, for bulk conditional updates. */
-export function sourceStates(action: keyof typeof contentLifecycle.rules): ContentStatus[] {
-  const { from } = contentLifecycle.rules[action];
-  return from === 'any' ? ['DRAFT', 'SCHEDULED', 'PUBLISHED', 'ARCHIVED'] : [...from];
-}
-
-/** Columns that change with a state change: when it was published / archived. */
-export function stateColumns(from: ContentStatus, to: ContentStatus, now: Date) {
-  return {
-    status: to,
-    updatedAt: now,
-    ...(to === 'PUBLISHED' ? { publishedAt: now } : {}),
-    ...(to === 'ARCHIVED' ? { archivedAt: now } : {}),
-    ...(from === 'ARCHIVED' && to !== 'ARCHIVED' ? { archivedAt: null } : {}),
-  };
-}
-
 /** Audit action and metadata of a state change. */
 export function transitionAudit(from: ContentStatus, to: ContentStatus, action: string) {
   return {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { errors, idParams } from '../../platform/http/schemas.js';
-import { paginationQuery, toList } from '../../platform/pagination.js';
+import { paginationQuery } from '../../platform/pagination.js';
 import { CONTENT_ACTIONS } from './lifecycle.js';
 import {
   changeNpsSurveyState,
@@ -30,8 +30,6 @@ const write = { auth: requireRole('EDITOR') };
 
 /** `/api/nps-surveys`: a sibling of the content routes with the same lifecycle. */
 export const npsSurveyRoutes: FastifyPluginAsyncZod = async (app) => {
-  const now = () => new Date(app.deps.clock());
-
   app.get(
     '/api/nps-surveys',
     {
@@ -42,10 +40,7 @@ export const npsSurveyRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: npsSurveyList, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const { rows, total } = await listNpsSurveys(ctxOf(request), request.query);
-      return toList(rows, request.query, total);
-    },
+    async (request) => listNpsSurveys(ctxOf(request), request.query),
   );
 
   app.post(
@@ -59,7 +54,7 @@ export const npsSurveyRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) =>
-      reply.code(201).send({ data: await createNpsSurvey(ctxOf(request), request.body, now()) }),
+      reply.code(201).send({ data: await createNpsSurvey(ctxOf(request), request.body) }),
   );
 
   app.get(
@@ -83,7 +78,7 @@ export const npsSurveyRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => ({
-      data: await updateNpsSurvey(ctxOf(request), request.params.id, request.body, now()),
+      data: await updateNpsSurvey(ctxOf(request), request.params.id, request.body),
     }),
   );
 
@@ -99,7 +94,7 @@ export const npsSurveyRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => ({
-      data: await changeNpsSurveyState(ctxOf(request), request.params.id, 'archive', now()),
+      data: await changeNpsSurveyState(ctxOf(request), request.params.id, 'archive'),
     }),
   );
 
@@ -115,7 +110,7 @@ export const npsSurveyRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
       async (request) => ({
-        data: await changeNpsSurveyState(ctxOf(request), request.params.id, action, now()),
+        data: await changeNpsSurveyState(ctxOf(request), request.params.id, action),
       }),
     );
   }
@@ -131,10 +126,7 @@ export const npsSurveyRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: npsResponseList, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const { rows, total } = await listNpsResponses(ctxOf(request), request.params.id, request.query);
-      return toList(rows, request.query, total);
-    },
+    async (request) => listNpsResponses(ctxOf(request), request.params.id, request.query),
   );
 
   app.get(

@@ -1,43 +1,51 @@
-import { and, asc, count, desc, eq, gte, ilike, lte, ne, type SQL, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
+import { and, count, eq, gte, lte, type SQL, sql } from 'drizzle-orm';
+import type { z } from 'zod';
 import { npsResponses, npsSurveys } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
-import { contentNotFound } from '../../platform/errors.js';
-import { isUuid, newId } from '../../platform/ids.js';
-import { containsPattern, type PageRequest, pageOffset } from '../../platform/pagination.js';
+import { newId } from '../../platform/ids.js';
+import type { PageRequest } from '../../platform/pagination.js';
 import { sameJson } from '../../platform/same-json.js';
-import { assertAudienceUsable } from '../audiences/lookup.js';
 import { assertFeatureEnabled } from '../pricing/enforce.js';
-import { type ContentAction, contentLifecycle, stateColumns, transitionAudit } from './lifecycle.js';
-import { type NpsSurveyRow, toNpsRecord } from './records.js';
-import type { ContentListQuery } from './service.js';
+import type { ContentAction } from './lifecycle.js';
+import { type NpsSurveyRecord, type NpsSurveyRow, npsListColumns } from './records.js';
+import type { createNpsSurveyBody, patchNpsSurveyBody } from './schemas.js';
+import {
+  changeState,
+  checkAudience,
+  findRow,
+  type ListQuery,
+  listRecords,
+  listResponses,
+  storeOf,
+} from './store.js';
 
-const ENTITY = 'nps_survey';
+const NPS_SURVEYS = storeOf(npsSurveys, { label: 'NPS survey', entityType: 'nps_survey' });
 
-export interface NpsSurveyInput {
-  name?: string | undefined;
-  siteId?: string | undefined;
-  question?: string | undefined;
-  followUpQuestion?: string | null | undefined;
-  audienceId?: string | null | undefined;
-  triggerConfig?: Record<string, unknown> | null | undefined;
-}
+const NPS_RESPONSES = {
+  table: npsResponses,
+  parent: npsResponses.npsSurveyId,
+  columns: {
+    id: npsResponses.id,
+    npsSurveyId: npsResponses.npsSurveyId,
+    endUserId: npsResponses.endUserId,
+    score: npsResponses.score,
+    comment: npsResponses.comment,
+    submittedAt: npsResponses.submittedAt,
+    tenantId: npsResponses.tenantId,
+  },
+};
 
-async function checkAudience(exec: Executor, ctx: ServiceCtx, input: NpsSurveyInput) {
-  if (typeof input.audienceId === 'string') {
-    await assertAudienceUsable(exec, ctx.tenantId, input.audienceId, 'audienceId');
-  }
-}
+export type CreateNpsSurveyInput = z.output<typeof createNpsSurveyBody>;
+export type NpsSurveyInput = z.output<typeof patchNpsSurveyBody>;
 
 export async function createNpsSurvey(
   ctx: ServiceCtx,
-  input: Required<Pick<NpsSurveyInput, 'name' | 'siteId' | 'question'>> & NpsSurveyInput,
-  now: Date,
-) {
+  input: CreateNpsSurveyInput,
+): Promise<NpsSurveyRecord> {
   return ctx.db.transaction(async (tx) => {
     // NPS surveys are surveys: a plan feature (PLAN_FEATURE_UNAVAILABLE when the plan lacks it).
     await assertFeatureEnabled(tx, ctx.tenantId, 'surveys');
-    await checkAudience(tx, ctx, input);
+    await checkAudience(tx, ctx, input.audienceId);
     const [row] = await tx
       .insert(npsSurveys)
       .values({
@@ -50,65 +58,25 @@ export async function createNpsSurvey(
         triggerConfig: (input.triggerConfig ?? null) as NpsSurveyRow['triggerConfig'],
         question: input.question,
         followUpQuestion: input.followUpQuestion ?? null,
-        createdAt: now,
-        updatedAt: now,
+        createdAt: ctx.now,
+        updatedAt: ctx.now,
       })
       .returning();
     await audit(ctx, tx, {
       action: 'CONTENT_CREATED',
-      entityType: ENTITY,
+      entityType: NPS_SURVEYS.entityType,
       entityId: row!.id,
       metadata: { name: row!.name, status: row!.status },
     });
-    return toNpsRecord(row!);
+    return row!;
   });
 }
 
-const SORT_COLUMNS = {
-  // Case-insensitive, the same on every database collation.
-  name: sql`lower(${npsSurveys.name})`,
-  status: npsSurveys.status,
-  createdAt: npsSurveys.createdAt,
-  updatedAt: npsSurveys.updatedAt,
-} as const;
+export const listNpsSurveys = (ctx: ServiceCtx, query: ListQuery) =>
+  listRecords(ctx, NPS_SURVEYS, query, npsListColumns);
 
-export async function listNpsSurveys(ctx: ServiceCtx, query: ContentListQuery) {
-  const where: SQL[] = [eq(npsSurveys.tenantId, ctx.tenantId)];
-  where.push(query.status ? eq(npsSurveys.status, query.status) : ne(npsSurveys.status, 'ARCHIVED'));
-  if (query.search) where.push(ilike(npsSurveys.name, containsPattern(query.search)));
-  if (query.siteId) where.push(eq(npsSurveys.siteId, query.siteId));
-  const dir = query.sortDirection === 'asc' ? asc : desc;
-  const [rows, [total]] = await Promise.all([
-    ctx.db
-      .select()
-      .from(npsSurveys)
-      .where(and(...where))
-      .orderBy(dir(SORT_COLUMNS[query.sortBy]), dir(npsSurveys.id))
-      .limit(query.limit)
-      .offset(pageOffset(query)),
-    ctx.db
-      .select({ n: count() })
-      .from(npsSurveys)
-      .where(and(...where)),
-  ]);
-  return { rows: rows.map(toNpsRecord), total: total?.n ?? 0 };
-}
-
-async function findRow(exec: Executor, ctx: ServiceCtx, id: string, lock: boolean) {
-  if (!isUuid(id)) throw contentNotFound('NPS survey');
-  const q = exec
-    .select()
-    .from(npsSurveys)
-    .where(and(eq(npsSurveys.tenantId, ctx.tenantId), eq(npsSurveys.id, id)))
-    .limit(1);
-  const [row] = lock ? await q.for('update') : await q;
-  if (!row) throw contentNotFound('NPS survey');
-  return row;
-}
-
-export async function getNpsSurvey(ctx: ServiceCtx, id: string) {
-  return toNpsRecord(await findRow(ctx.db, ctx, id, false));
-}
+export const getNpsSurvey = (ctx: ServiceCtx, id: string): Promise<NpsSurveyRecord> =>
+  findRow(ctx.db, ctx, NPS_SURVEYS, id);
 
 const UPDATABLE = ['name', 'siteId', 'question', 'followUpQuestion', 'audienceId', 'triggerConfig'] as const;
 
@@ -116,9 +84,13 @@ const UPDATABLE = ['name', 'siteId', 'question', 'followUpQuestion', 'audienceId
  * Partial update; never changes the status. A PATCH whose every field equals the stored value
  * (or an empty one) answers the record as it is: no write, no audit row, updatedAt unchanged.
  */
-export async function updateNpsSurvey(ctx: ServiceCtx, id: string, patch: NpsSurveyInput, now: Date) {
+export async function updateNpsSurvey(
+  ctx: ServiceCtx,
+  id: string,
+  patch: NpsSurveyInput,
+): Promise<NpsSurveyRecord> {
   return ctx.db.transaction(async (tx) => {
-    const row = await findRow(tx, ctx, id, true);
+    const row = await findRow(tx, ctx, NPS_SURVEYS, id, { lock: true });
     const changes: Partial<NpsSurveyRow> = {};
     for (const key of UPDATABLE) {
       const value = patch[key];
@@ -127,68 +99,32 @@ export async function updateNpsSurvey(ctx: ServiceCtx, id: string, patch: NpsSur
       }
     }
     const changed = Object.keys(changes);
-    if (changed.length === 0) return toNpsRecord(row);
-    await checkAudience(tx, ctx, patch);
+    if (changed.length === 0) return row;
+    await checkAudience(tx, ctx, patch.audienceId);
     const [updated] = await tx
       .update(npsSurveys)
-      .set({ ...changes, updatedAt: now })
+      .set({ ...changes, updatedAt: ctx.now })
       .where(and(eq(npsSurveys.tenantId, ctx.tenantId), eq(npsSurveys.id, row.id)))
       .returning();
     await audit(ctx, tx, {
       action: 'CONTENT_UPDATED',
-      entityType: ENTITY,
+      entityType: NPS_SURVEYS.entityType,
       entityId: row.id,
       metadata: { changes: changed },
     });
-    return toNpsRecord(updated!);
+    return updated!;
   });
 }
 
 /** publish, unpublish, archive (DELETE) and restore: the content lifecycle table. */
-export async function changeNpsSurveyState(ctx: ServiceCtx, id: string, action: ContentAction, now: Date) {
-  return ctx.db.transaction(async (tx) => {
-    const row = await findRow(tx, ctx, id, true);
-    const to = contentLifecycle.apply(row.status, action);
-    if (to === row.status) return toNpsRecord(row);
-    const [updated] = await tx
-      .update(npsSurveys)
-      .set(stateColumns(row.status, to, now))
-      .where(and(eq(npsSurveys.tenantId, ctx.tenantId), eq(npsSurveys.id, row.id)))
-      .returning();
-    await audit(ctx, tx, {
-      ...transitionAudit(row.status, to, action),
-      entityType: ENTITY,
-      entityId: row.id,
-    });
-    return toNpsRecord(updated!);
-  });
-}
+export const changeNpsSurveyState = (
+  ctx: ServiceCtx,
+  id: string,
+  action: ContentAction,
+): Promise<NpsSurveyRecord> => changeState(ctx, NPS_SURVEYS, id, action);
 
-const responseColumns = {
-  id: npsResponses.id,
-  npsSurveyId: npsResponses.npsSurveyId,
-  endUserId: npsResponses.endUserId,
-  score: npsResponses.score,
-  comment: npsResponses.comment,
-  submittedAt: npsResponses.submittedAt,
-  tenantId: npsResponses.tenantId,
-};
-
-export async function listNpsResponses(ctx: ServiceCtx, id: string, query: PageRequest) {
-  const survey = await findRow(ctx.db, ctx, id, false);
-  const where = and(eq(npsResponses.tenantId, ctx.tenantId), eq(npsResponses.npsSurveyId, survey.id));
-  const [rows, [total]] = await Promise.all([
-    ctx.db
-      .select(responseColumns)
-      .from(npsResponses)
-      .where(where)
-      .orderBy(desc(npsResponses.submittedAt), desc(npsResponses.id))
-      .limit(query.limit)
-      .offset(pageOffset(query)),
-    ctx.db.select({ n: count() }).from(npsResponses).where(where),
-  ]);
-  return { rows, total: total?.n ?? 0 };
-}
+export const listNpsResponses = (ctx: ServiceCtx, id: string, page: PageRequest) =>
+  listResponses(ctx, NPS_SURVEYS, id, page, NPS_RESPONSES);
 
 /** One decimal, half away from zero. */
 const round1 = (x: number) => Math.sign(x) * (Math.round(Math.abs(x) * 10 + 1e-9) / 10);
@@ -199,7 +135,7 @@ export async function getNpsResults(
   id: string,
   range: { startDate?: Date | undefined; endDate?: Date | undefined },
 ) {
-  const survey = await findRow(ctx.db, ctx, id, false);
+  const survey = await findRow(ctx.db, ctx, NPS_SURVEYS, id);
   const where: SQL[] = [eq(npsResponses.tenantId, ctx.tenantId), eq(npsResponses.npsSurveyId, survey.id)];
   if (range.startDate) where.push(gte(npsResponses.submittedAt, range.startDate));
   if (range.endDate) where.push(lte(npsResponses.submittedAt, range.endDate));

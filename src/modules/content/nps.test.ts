@@ -2,8 +2,8 @@ import { eq } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
-import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
-import { audiences, auditLogs, type ContentStatus, npsResponses, npsSurveys } from '../../db/schema/index.js';
+import { createTenant, insertAudience, type TenantFixture } from '../../../test/helpers/factories.js';
+import { auditLogs, type ContentStatus, npsResponses, npsSurveys } from '../../db/schema/index.js';
 import { newId } from '../../platform/ids.js';
 import { sampleContentBody } from './samples.js';
 
@@ -54,15 +54,10 @@ function expectInvalid(res: LightMyRequestResponse, path: string) {
 
 describe('NPS surveys', () => {
   it('creates, reads and updates an NPS survey', async () => {
-    const audienceId = newId();
-    await db()
-      .insert(audiences)
-      .values({
-        id: audienceId,
-        tenantId: acme.tenantId,
-        name: 'All',
-        ruleTree: { field: 'userId', operator: 'exists' },
-      });
+    const audienceId = await insertAudience(t, acme.tenantId, {
+      name: 'All',
+      ruleTree: { field: 'userId', operator: 'exists' },
+    });
     const res = await post(
       body({
         followUpQuestion: 'What is the main reason for your score?',
@@ -132,15 +127,7 @@ describe('NPS surveys', () => {
       await post(body({ triggerConfig: { type: 'url_match', pattern: '(x+)+y', matchType: 'regex' } })),
       'triggerConfig.pattern',
     );
-    const foreignAudience = newId();
-    await db()
-      .insert(audiences)
-      .values({
-        id: foreignAudience,
-        tenantId: other.tenantId,
-        name: 'x',
-        ruleTree: { field: 'userId', operator: 'exists' },
-      });
+    const foreignAudience = await insertAudience(t, other.tenantId);
     expectInvalid(await post(body({ audienceId: foreignAudience })), 'audienceId');
     const s = await create();
     const patch = (payload: Record<string, unknown>) =>

@@ -1,4 +1,4 @@
-import { contentItems, type npsSurveys } from '../../db/schema/index.js';
+import { contentItems, npsSurveys } from '../../db/schema/index.js';
 
 export type ContentRow = typeof contentItems.$inferSelect;
 export type NpsSurveyRow = typeof npsSurveys.$inferSelect;
@@ -42,5 +42,16 @@ export const contentListColumns = {
   updatedAt: contentItems.updatedAt,
 };
 
-export const toNpsRecord = (row: NpsSurveyRow) => ({ ...row });
-export type NpsSurveyRecord = ReturnType<typeof toNpsRecord>;
+/** An NPS survey as the API shows it: the row as it is. */
+export type NpsSurveyRecord = NpsSurveyRow;
+
+export const npsListColumns = {
+  id: npsSurveys.id,
+  tenantId: npsSurveys.tenantId,
+  name: npsSurveys.name,
+  siteId: npsSurveys.siteId,
+  status: npsSurveys.status,
+  audienceId: npsSurveys.audienceId,
+  createdAt: npsSurveys.createdAt,
+  updatedAt: npsSurveys.updatedAt,
+};

@@ -1,16 +1,24 @@
-import { and, asc, count, desc, eq, ilike, ne, type SQL, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { type ContentStatus, contentItems } from '../../db/schema/index.js';
+import { type ContentStatus, type ContentType, contentItems } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
-import { contentNotFound, validationError } from '../../platform/errors.js';
-import { isUuid, newId } from '../../platform/ids.js';
-import { containsPattern, type PageRequest, pageOffset } from '../../platform/pagination.js';
+import { validationError } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
 import { sameJson } from '../../platform/same-json.js';
-import { assertAudienceUsable } from '../audiences/lookup.js';
+import { assertScheduleWindow } from '../../platform/schedule.js';
 import { assertFeatureEnabled } from '../pricing/enforce.js';
-import { COLUMN_FIELDS, type ColumnField, type ContentTypeDef } from './definitions.js';
-import { type ContentAction, contentLifecycle, stateColumns, transitionAudit } from './lifecycle.js';
+import { COLUMN_FIELDS, CONTENT_TYPE_LIST, type ColumnField, type ContentTypeDef } from './definitions.js';
+import type { ContentAction } from './lifecycle.js';
 import { type ContentRow, contentListColumns, toContentRecord } from './records.js';
+import {
+  changeState,
+  checkAudience,
+  findRow,
+  type ListQuery,
+  listRecords,
+  type Store,
+  storeOf,
+} from './store.js';
 
 /** Fields every type has; the rest of a request body is the type's own. */
 const COMMON_FIELDS = new Set(['name', 'siteId', 'audienceId', 'triggerConfig']);
@@ -22,13 +30,15 @@ export type ContentInput = Record<string, unknown> & {
   triggerConfig?: Record<string, unknown> | null;
 };
 
-export interface ContentListQuery extends PageRequest {
-  status?: ContentStatus | undefined;
-  search?: string | undefined;
-  siteId?: string | undefined;
-  sortBy: 'name' | 'status' | 'createdAt' | 'updatedAt';
-  sortDirection: 'asc' | 'desc';
-}
+/** The items of one content type in `content_items`. */
+const STORES = Object.fromEntries(
+  CONTENT_TYPE_LIST.map((def) => [
+    def.slug,
+    storeOf(contentItems, { label: def.label, entityType: def.slug, scope: eq(contentItems.type, def.slug) }),
+  ]),
+) as Record<ContentType, Store<ContentRow>>;
+
+export const contentStore = (def: ContentTypeDef): Store<ContentRow> => STORES[def.slug];
 
 interface Stored {
   body: Record<string, unknown>;
@@ -52,36 +62,33 @@ function applyTypeFields(def: ContentTypeDef, input: ContentInput, base: Stored)
   return next;
 }
 
-/** Rules across fields that the schema cannot see (announcement dates). */
+/** Rules across fields that the schema cannot see (the dates of scheduled types). */
 function checkSchedule(def: ContentTypeDef, stored: Stored, status: ContentStatus | null) {
-  if (!def.columns.includes('scheduledAt')) return;
-  if (stored.scheduledAt && stored.expiresAt && stored.expiresAt <= stored.scheduledAt) {
-    throw validationError([{ path: 'expiresAt', message: 'expiresAt must be after scheduledAt' }]);
-  }
+  if (!def.scheduled) return;
+  assertScheduleWindow(stored.scheduledAt, stored.expiresAt);
   if (status === 'SCHEDULED' && !stored.scheduledAt) {
     throw validationError([
       {
         path: 'scheduledAt',
-        message: 'a scheduled announcement needs scheduledAt (publish or unpublish it instead)',
+        message: `a scheduled ${def.label.toLowerCase()} needs scheduledAt (publish or unpublish it instead)`,
       },
     ]);
   }
 }
 
 async function checkReferences(exec: Executor, ctx: ServiceCtx, def: ContentTypeDef, input: ContentInput) {
-  if (typeof input.audienceId === 'string') {
-    await assertAudienceUsable(exec, ctx.tenantId, input.audienceId, 'audienceId');
-  }
+  await checkAudience(exec, ctx, input.audienceId);
   await def.checkReferences?.(exec, ctx.tenantId, input);
 }
 
-/** New items start DRAFT; announcements SCHEDULED when scheduledAt is in the future, else PUBLISHED. */
+/** New items start DRAFT; scheduled types SCHEDULED when scheduledAt is in the future, else PUBLISHED. */
 function initialStatus(def: ContentTypeDef, stored: Stored, now: Date): ContentStatus {
-  if (def.slug !== 'announcements') return 'DRAFT';
+  if (!def.scheduled) return 'DRAFT';
   return stored.scheduledAt && stored.scheduledAt > now ? 'SCHEDULED' : 'PUBLISHED';
 }
 
-export async function createContent(ctx: ServiceCtx, def: ContentTypeDef, input: ContentInput, now: Date) {
+export async function createContent(ctx: ServiceCtx, def: ContentTypeDef, input: ContentInput) {
+  const { now } = ctx;
   const stored = applyTypeFields(def, input, {
     body: { ...def.defaults },
     targetUrl: null,
@@ -91,8 +98,7 @@ export async function createContent(ctx: ServiceCtx, def: ContentTypeDef, input:
   checkSchedule(def, stored, null);
   const status = initialStatus(def, stored, now);
   return ctx.db.transaction(async (tx) => {
-    // Surveys are a plan feature (PLAN_FEATURE_UNAVAILABLE when the tenant's plan lacks it).
-    if (def.slug === 'surveys') await assertFeatureEnabled(tx, ctx.tenantId, 'surveys');
+    if (def.feature) await assertFeatureEnabled(tx, ctx.tenantId, def.feature);
     await checkReferences(tx, ctx, def, input);
     const [row] = await tx
       .insert(contentItems)
@@ -121,53 +127,11 @@ export async function createContent(ctx: ServiceCtx, def: ContentTypeDef, input:
   });
 }
 
-const SORT_COLUMNS = {
-  // Case-insensitive, the same on every database collation.
-  name: sql`lower(${contentItems.name})`,
-  status: contentItems.status,
-  createdAt: contentItems.createdAt,
-  updatedAt: contentItems.updatedAt,
-} as const;
-
-/** Archived items are listed only when asked for with `status=ARCHIVED`. */
-export async function listContent(ctx: ServiceCtx, def: ContentTypeDef, query: ContentListQuery) {
-  const where: SQL[] = [eq(contentItems.tenantId, ctx.tenantId), eq(contentItems.type, def.slug)];
-  where.push(query.status ? eq(contentItems.status, query.status) : ne(contentItems.status, 'ARCHIVED'));
-  if (query.search) where.push(ilike(contentItems.name, containsPattern(query.search)));
-  if (query.siteId) where.push(eq(contentItems.siteId, query.siteId));
-  const dir = query.sortDirection === 'asc' ? asc : desc;
-  const [rows, [total]] = await Promise.all([
-    ctx.db
-      .select(contentListColumns)
-      .from(contentItems)
-      .where(and(...where))
-      .orderBy(dir(SORT_COLUMNS[query.sortBy]), dir(contentItems.id))
-      .limit(query.limit)
-      .offset(pageOffset(query)),
-    ctx.db
-      .select({ n: count() })
-      .from(contentItems)
-      .where(and(...where)),
-  ]);
-  return { rows, total: total?.n ?? 0 };
-}
-
-async function findRow(exec: Executor, ctx: ServiceCtx, def: ContentTypeDef, id: string, lock: boolean) {
-  if (!isUuid(id)) throw contentNotFound(def.label);
-  const q = exec
-    .select()
-    .from(contentItems)
-    .where(
-      and(eq(contentItems.tenantId, ctx.tenantId), eq(contentItems.type, def.slug), eq(contentItems.id, id)),
-    )
-    .limit(1);
-  const [row] = lock ? await q.for('update') : await q;
-  if (!row) throw contentNotFound(def.label);
-  return row;
-}
+export const listContent = (ctx: ServiceCtx, def: ContentTypeDef, query: ListQuery) =>
+  listRecords(ctx, contentStore(def), query, contentListColumns);
 
 export async function getContent(ctx: ServiceCtx, def: ContentTypeDef, id: string) {
-  return toContentRecord(await findRow(ctx.db, ctx, def, id, false));
+  return toContentRecord(await findRow(ctx.db, ctx, contentStore(def), id));
 }
 
 /** The fields of `patch` whose value differs from the row (type fields compared as stored). */
@@ -198,15 +162,9 @@ function changedFields(def: ContentTypeDef, row: ContentRow, patch: ContentInput
  * whose every field equals the stored value (or an empty one) answers the record as it is:
  * no write, no audit row, updatedAt unchanged.
  */
-export async function updateContent(
-  ctx: ServiceCtx,
-  def: ContentTypeDef,
-  id: string,
-  patch: ContentInput,
-  now: Date,
-) {
+export async function updateContent(ctx: ServiceCtx, def: ContentTypeDef, id: string, patch: ContentInput) {
   return ctx.db.transaction(async (tx) => {
-    const row = await findRow(tx, ctx, def, id, true);
+    const row = await findRow(tx, ctx, contentStore(def), id, { lock: true });
     const stored = applyTypeFields(def, patch, {
       body: row.body,
       targetUrl: row.targetUrl,
@@ -227,7 +185,7 @@ export async function updateContent(
           ? { triggerConfig: patch.triggerConfig as ContentRow['triggerConfig'] }
           : {}),
         ...stored,
-        updatedAt: now,
+        updatedAt: ctx.now,
       })
       .where(and(eq(contentItems.tenantId, ctx.tenantId), eq(contentItems.id, row.id)))
       .returning();
@@ -247,22 +205,6 @@ export async function changeContentState(
   def: ContentTypeDef,
   id: string,
   action: ContentAction,
-  now: Date,
 ) {
-  return ctx.db.transaction(async (tx) => {
-    const row = await findRow(tx, ctx, def, id, true);
-    const to = contentLifecycle.apply(row.status, action);
-    if (to === row.status) return toContentRecord(row); // archiving an archived item: no-op
-    const [updated] = await tx
-      .update(contentItems)
-      .set(stateColumns(row.status, to, now))
-      .where(and(eq(contentItems.tenantId, ctx.tenantId), eq(contentItems.id, row.id)))
-      .returning();
-    await audit(ctx, tx, {
-      ...transitionAudit(row.status, to, action),
-      entityType: def.slug,
-      entityId: row.id,
-    });
-    return toContentRecord(updated!);
-  });
+  return toContentRecord(await changeState(ctx, contentStore(def), id, action));
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isSafePattern, MATCH_TYPES, regexPatternProblem } from '../../engine/url-match.js';
+import { MATCH_TYPES, MAX_URL_PATTERN_LENGTH, patternProblem } from '../../engine/url-match.js';
 
 /** Trigger types of content items and NPS surveys (spec: "Trigger configuration"). */
 export const TRIGGER_TYPES = [
@@ -38,17 +38,12 @@ export const triggerConfigSchema = z
     z
       .object({
         type: z.literal('url_match'),
-        pattern: z.string().min(1).max(2048),
+        pattern: z.string().min(1).max(MAX_URL_PATTERN_LENGTH),
         matchType: z.enum(MATCH_TYPES).optional().describe('default contains'),
       })
       .superRefine((v, ctx) => {
-        if (!isSafePattern(v.matchType, v.pattern)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['pattern'],
-            message: regexPatternProblem(v.pattern) ?? 'pattern is not allowed',
-          });
-        }
+        const problem = patternProblem(v.matchType, v.pattern);
+        if (problem) ctx.addIssue({ code: 'custom', path: ['pattern'], message: problem });
       }),
     z.object({ type: z.literal('manual') }),
   ])

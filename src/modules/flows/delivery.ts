@@ -1,6 +1,7 @@
-import { and, desc, eq, gt, isNull, or } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { flows } from '../../db/schema/index.js';
+import { liveAt } from '../../platform/schedule.js';
 import { type FlowRecord, loadStepsOf, toFlowRecord } from './records.js';
 
 /**
@@ -15,13 +16,7 @@ export async function loadDeliverableFlows(
   const rows = await exec
     .select()
     .from(flows)
-    .where(
-      and(
-        eq(flows.tenantId, tenantId),
-        eq(flows.status, 'PUBLISHED'),
-        or(isNull(flows.expiresAt), gt(flows.expiresAt, now)),
-      ),
-    )
+    .where(and(eq(flows.tenantId, tenantId), liveAt(flows, now)))
     .orderBy(desc(flows.createdAt), desc(flows.id));
   const steps = await loadStepsOf(
     exec,

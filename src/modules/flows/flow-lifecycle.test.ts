@@ -1,9 +1,14 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
-import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
-import { audiences, auditLogs, type FlowStatus, flows } from '../../db/schema/index.js';
-import { newId } from '../../platform/ids.js';
+import {
+  callAs,
+  createFlow as createFlowFixture,
+  createTenant,
+  insertAudience,
+  type TenantFixture,
+} from '../../../test/helpers/factories.js';
+import { auditLogs, type FlowStatus, flows } from '../../db/schema/index.js';
 import type { Referrer } from '../../platform/references.js';
 import { loadDeliverableFlows } from './delivery.js';
 import { archiveExpiredFlows, publishDueFlows } from './scheduling.js';
@@ -18,21 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const SITE = '0190a000-0000-7000-8000-000000000001';
 const HOUR = 3_600_000;
-
-const call = (
-  tenant: TenantFixture,
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-  url: string,
-  payload?: unknown,
-) =>
-  t.inject({
-    method,
-    url,
-    headers: tenant.owner.headers,
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
 
 interface Flow {
   id: string;
@@ -44,17 +35,14 @@ interface Flow {
   [field: string]: unknown;
 }
 
-async function createFlow(tenant: TenantFixture, body: Record<string, unknown> = {}): Promise<Flow> {
-  const res = await call(tenant, 'POST', '/api/flows', {
+/** A flow with one MODAL step (the state tests check it is kept). */
+const createFlow = async (tenant: TenantFixture, body: Record<string, unknown> = {}) =>
+  (await createFlowFixture(t, tenant, {
     name: 'Lifecycle',
-    siteId: SITE,
     template: 'CUSTOM',
     steps: [{ type: 'MODAL' }],
     ...body,
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().data;
-}
+  })) as Flow;
 
 /** A new flow brought to `state` through the API. */
 async function flowIn(state: FlowStatus, tenant = acme): Promise<Flow> {
@@ -62,7 +50,7 @@ async function flowIn(state: FlowStatus, tenant = acme): Promise<Flow> {
   const flow = await createFlow(tenant, scheduledAt ? { scheduledAt } : {});
   const via = { DRAFT: null, PUBLISHED: 'publish', SCHEDULED: 'publish', ARCHIVED: 'archive' }[state];
   if (!via) return flow;
-  const res = await call(tenant, 'POST', `/api/flows/${flow.id}/${via}`);
+  const res = await callAs(t, tenant, 'POST', `/api/flows/${flow.id}/${via}`);
   expect(res.json().data.status).toBe(state);
   return res.json().data;
 }
@@ -80,33 +68,45 @@ interface Action {
   name: string;
   /** The action name reported in a 409's details. */
   tableAction: string;
-  run: (flow: Flow) => ReturnType<typeof call>;
+  run: (flow: Flow) => ReturnType<typeof callAs>;
 }
 
 const ACTIONS: Action[] = [
-  { name: 'publish', tableAction: 'publish', run: (f) => call(acme, 'POST', `/api/flows/${f.id}/publish`) },
-  { name: 'archive', tableAction: 'archive', run: (f) => call(acme, 'POST', `/api/flows/${f.id}/archive`) },
-  { name: 'restore', tableAction: 'restore', run: (f) => call(acme, 'POST', `/api/flows/${f.id}/restore`) },
-  { name: 'delete', tableAction: 'delete', run: (f) => call(acme, 'DELETE', `/api/flows/${f.id}`) },
+  {
+    name: 'publish',
+    tableAction: 'publish',
+    run: (f) => callAs(t, acme, 'POST', `/api/flows/${f.id}/publish`),
+  },
+  {
+    name: 'archive',
+    tableAction: 'archive',
+    run: (f) => callAs(t, acme, 'POST', `/api/flows/${f.id}/archive`),
+  },
+  {
+    name: 'restore',
+    tableAction: 'restore',
+    run: (f) => callAs(t, acme, 'POST', `/api/flows/${f.id}/restore`),
+  },
+  { name: 'delete', tableAction: 'delete', run: (f) => callAs(t, acme, 'DELETE', `/api/flows/${f.id}`) },
   {
     name: 'patch status DRAFT',
     tableAction: 'set-status-DRAFT',
-    run: (f) => call(acme, 'PATCH', `/api/flows/${f.id}`, { status: 'DRAFT' }),
+    run: (f) => callAs(t, acme, 'PATCH', `/api/flows/${f.id}`, { status: 'DRAFT' }),
   },
   {
     name: 'patch status PUBLISHED',
     tableAction: 'set-status-PUBLISHED',
-    run: (f) => call(acme, 'PATCH', `/api/flows/${f.id}`, { status: 'PUBLISHED' }),
+    run: (f) => callAs(t, acme, 'PATCH', `/api/flows/${f.id}`, { status: 'PUBLISHED' }),
   },
   {
     name: 'patch status SCHEDULED',
     tableAction: 'set-status-SCHEDULED',
-    run: (f) => call(acme, 'PATCH', `/api/flows/${f.id}`, { status: 'SCHEDULED' }),
+    run: (f) => callAs(t, acme, 'PATCH', `/api/flows/${f.id}`, { status: 'SCHEDULED' }),
   },
   {
     name: 'patch status ARCHIVED',
     tableAction: 'set-status-ARCHIVED',
-    run: (f) => call(acme, 'PATCH', `/api/flows/${f.id}`, { status: 'ARCHIVED' }),
+    run: (f) => callAs(t, acme, 'PATCH', `/api/flows/${f.id}`, { status: 'ARCHIVED' }),
   },
 ];
 
@@ -130,7 +130,7 @@ describe('the flow transition table, every state × every action through HTTP', 
         const flow = await flowIn(state);
         const before = await auditRows(flow.id);
         const res = await action.run(flow);
-        const after = (await call(acme, 'GET', `/api/flows/${flow.id}`)).json().data as Flow;
+        const after = (await callAs(t, acme, 'GET', `/api/flows/${flow.id}`)).json().data as Flow;
         if (expected === null) {
           const err = expectError(res, 409, 'INVALID_STATE_TRANSITION');
           expect(err.details).toEqual({ from: state, action: action.tableAction });
@@ -175,17 +175,17 @@ describe('publish', () => {
     t.clock.set(now);
     try {
       const future = await createFlow(acme, { scheduledAt: new Date(now + HOUR).toISOString() });
-      const res = await call(acme, 'POST', `/api/flows/${future.id}/publish`);
+      const res = await callAs(t, acme, 'POST', `/api/flows/${future.id}/publish`);
       expect(res.json().data).toMatchObject({ status: 'SCHEDULED', publishedAt: null });
 
       const past = await createFlow(acme, { scheduledAt: new Date(now - HOUR).toISOString() });
-      const published = (await call(acme, 'POST', `/api/flows/${past.id}/publish`)).json().data;
+      const published = (await callAs(t, acme, 'POST', `/api/flows/${past.id}/publish`)).json().data;
       expect(published).toMatchObject({ status: 'PUBLISHED', publishedAt: new Date(now).toISOString() });
 
       // Moving the clock past scheduledAt makes the same kind of flow publish at once.
       const later = await createFlow(acme, { scheduledAt: new Date(now + HOUR).toISOString() });
       t.clock.set(now + 2 * HOUR);
-      expect((await call(acme, 'POST', `/api/flows/${later.id}/publish`)).json().data.status).toBe(
+      expect((await callAs(t, acme, 'POST', `/api/flows/${later.id}/publish`)).json().data.status).toBe(
         'PUBLISHED',
       );
     } finally {
@@ -198,15 +198,15 @@ describe('publish', () => {
     t.clock.set(Date.now() + 2 * HOUR);
     try {
       const err = expectError(
-        await call(acme, 'POST', `/api/flows/${flow.id}/publish`),
+        await callAs(t, acme, 'POST', `/api/flows/${flow.id}/publish`),
         400,
         'VALIDATION_ERROR',
       );
       expect(err.details).toEqual([{ path: 'expiresAt', message: expect.any(String) }]);
-      await call(acme, 'POST', `/api/flows/${flow.id}/archive`);
-      const restore = await call(acme, 'PATCH', `/api/flows/${flow.id}`, { status: 'PUBLISHED' });
+      await callAs(t, acme, 'POST', `/api/flows/${flow.id}/archive`);
+      const restore = await callAs(t, acme, 'PATCH', `/api/flows/${flow.id}`, { status: 'PUBLISHED' });
       expectError(restore, 400, 'VALIDATION_ERROR');
-      const moved = await call(acme, 'PATCH', `/api/flows/${flow.id}`, {
+      const moved = await callAs(t, acme, 'PATCH', `/api/flows/${flow.id}`, {
         status: 'PUBLISHED',
         expiresAt: new Date(Date.now() + 3 * HOUR).toISOString(),
       });
@@ -218,13 +218,13 @@ describe('publish', () => {
 
   it('writes FLOW_PUBLISHED and FLOW_ARCHIVED with the actor and the transition', async () => {
     const flow = await createFlow(acme);
-    await call(acme, 'POST', `/api/flows/${flow.id}/publish`);
-    await call(acme, 'POST', `/api/flows/${flow.id}/archive`);
-    await call(acme, 'POST', `/api/flows/${flow.id}/restore`);
-    await call(acme, 'PATCH', `/api/flows/${flow.id}`, { status: 'ARCHIVED' }).then((r) =>
+    await callAs(t, acme, 'POST', `/api/flows/${flow.id}/publish`);
+    await callAs(t, acme, 'POST', `/api/flows/${flow.id}/archive`);
+    await callAs(t, acme, 'POST', `/api/flows/${flow.id}/restore`);
+    await callAs(t, acme, 'PATCH', `/api/flows/${flow.id}`, { status: 'ARCHIVED' }).then((r) =>
       expect(r.statusCode).toBe(409),
     );
-    await call(acme, 'DELETE', `/api/flows/${flow.id}`);
+    await callAs(t, acme, 'DELETE', `/api/flows/${flow.id}`);
     const rows = await auditRows(flow.id);
     expect(rows.map((r) => [r.action, r.metadata])).toEqual([
       ['FLOW_CREATED', expect.any(Object)],
@@ -238,7 +238,10 @@ describe('publish', () => {
 
   it('restoring by PATCH to PUBLISHED writes FLOW_UPDATED and FLOW_PUBLISHED', async () => {
     const flow = await flowIn('ARCHIVED');
-    const res = await call(acme, 'PATCH', `/api/flows/${flow.id}`, { status: 'PUBLISHED', name: 'Back' });
+    const res = await callAs(t, acme, 'PATCH', `/api/flows/${flow.id}`, {
+      status: 'PUBLISHED',
+      name: 'Back',
+    });
     expect(res.json().data).toMatchObject({ status: 'PUBLISHED', name: 'Back', archivedAt: null });
     const rows = await auditRows(flow.id);
     expect(rows.slice(-2).map((r) => [r.action, r.metadata])).toEqual([
@@ -254,17 +257,17 @@ describe('publish', () => {
 describe('DELETE /api/flows/:id', () => {
   it('soft-deletes to ARCHIVED keeping the record and steps, hidden from the default list', async () => {
     const flow = await flowIn('PUBLISHED');
-    const res = await call(acme, 'DELETE', `/api/flows/${flow.id}`);
+    const res = await callAs(t, acme, 'DELETE', `/api/flows/${flow.id}`);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       data: { ...flow, status: 'ARCHIVED', archivedAt: expect.any(String), updatedAt: expect.any(String) },
       disabledDependents: [],
     });
-    expect((await call(acme, 'GET', `/api/flows/${flow.id}`)).json().data.steps).toHaveLength(1);
-    const list = (await call(acme, 'GET', '/api/flows?limit=100')).json().data.map((f: Flow) => f.id);
+    expect((await callAs(t, acme, 'GET', `/api/flows/${flow.id}`)).json().data.steps).toHaveLength(1);
+    const list = (await callAs(t, acme, 'GET', '/api/flows?limit=100')).json().data.map((f: Flow) => f.id);
     expect(list).not.toContain(flow.id);
     expectError(
-      await call(acme, 'DELETE', `/api/flows/${flow.id}?disableDependents=yes`),
+      await callAs(t, acme, 'DELETE', `/api/flows/${flow.id}?disableDependents=yes`),
       400,
       'VALIDATION_ERROR',
     );
@@ -284,12 +287,12 @@ describe('DELETE /api/flows/:id', () => {
     );
     try {
       const plain = await flowIn('PUBLISHED');
-      const res1 = await call(acme, 'DELETE', `/api/flows/${plain.id}?disableDependents=false`);
+      const res1 = await callAs(t, acme, 'DELETE', `/api/flows/${plain.id}?disableDependents=false`);
       expect(res1.json().disabledDependents).toEqual([]);
       expect(calls).toEqual([]);
 
       const flow = await flowIn('PUBLISHED');
-      const res = await call(acme, 'DELETE', `/api/flows/${flow.id}?disableDependents=true`);
+      const res = await callAs(t, acme, 'DELETE', `/api/flows/${flow.id}?disableDependents=true`);
       expect(res.statusCode).toBe(200);
       expect(res.json().data.status).toBe('ARCHIVED');
       expect(res.json().disabledDependents).toEqual([
@@ -312,9 +315,9 @@ describe('DELETE /api/flows/:id', () => {
     });
     try {
       const flow = await flowIn('PUBLISHED');
-      const res = await call(acme, 'DELETE', `/api/flows/${flow.id}?disableDependents=true`);
+      const res = await callAs(t, acme, 'DELETE', `/api/flows/${flow.id}?disableDependents=true`);
       expectError(res, 500, 'INTERNAL_ERROR');
-      expect((await call(acme, 'GET', `/api/flows/${flow.id}`)).json().data.status).toBe('PUBLISHED');
+      expect((await callAs(t, acme, 'GET', `/api/flows/${flow.id}`)).json().data.status).toBe('PUBLISHED');
     } finally {
       t.deps.references.registerDisabler('flow', 'test', async () => []);
     }
@@ -339,7 +342,7 @@ describe('scheduled publish and expiry', () => {
         scheduledAt: new Date(opts.scheduledAt ?? at + HOUR).toISOString(),
         ...(opts.expiresAt ? { expiresAt: new Date(opts.expiresAt).toISOString() } : {}),
       });
-      expect((await call(acme, 'POST', `/api/flows/${flow.id}/publish`)).json().data.status).toBe(
+      expect((await callAs(t, acme, 'POST', `/api/flows/${flow.id}/publish`)).json().data.status).toBe(
         'SCHEDULED',
       );
       return flow;
@@ -388,11 +391,11 @@ describe('scheduled publish and expiry', () => {
     await drain(base);
     t.clock.set(base);
     const live = await createFlow(acme, { expiresAt: new Date(base + HOUR).toISOString() });
-    await call(acme, 'POST', `/api/flows/${live.id}/publish`);
+    await callAs(t, acme, 'POST', `/api/flows/${live.id}/publish`);
     const liveLonger = await createFlow(acme, { expiresAt: new Date(base + 10 * HOUR).toISOString() });
-    await call(acme, 'POST', `/api/flows/${liveLonger.id}/publish`);
+    await callAs(t, acme, 'POST', `/api/flows/${liveLonger.id}/publish`);
     const forever = await createFlow(acme);
-    await call(acme, 'POST', `/api/flows/${forever.id}/publish`);
+    await callAs(t, acme, 'POST', `/api/flows/${forever.id}/publish`);
     const draft = await createFlow(acme, { expiresAt: new Date(base + HOUR).toISOString() });
     t.clock.set(Date.now());
     const sched = await scheduled(base, { scheduledAt: base + HOUR, expiresAt: base + 2 * HOUR });
@@ -417,7 +420,7 @@ describe('scheduled publish and expiry', () => {
     expect(row!.archivedAt).toEqual(now);
     expect(await archiveExpiredFlows(t.deps.database.db, now)).toBe(0);
     // Archive expired first, then publish: a scheduled flow past both dates is archived, not published.
-    await call(acme, 'POST', `/api/flows/${forever.id}/archive`);
+    await callAs(t, acme, 'POST', `/api/flows/${forever.id}/archive`);
   });
 
   it('runs concurrently with itself from two app instances without double moves', async () => {
@@ -455,8 +458,8 @@ describe('loadDeliverableFlows', () => {
         { type: 'WAIT', content: { title: '2' } },
       ],
     });
-    await call(tenant, 'POST', `/api/flows/${a.id}/publish`);
-    await call(tenant, 'POST', `/api/flows/${a.id}/steps/reorder`, {
+    await callAs(t, tenant, 'POST', `/api/flows/${a.id}/publish`);
+    await callAs(t, tenant, 'POST', `/api/flows/${a.id}/steps/reorder`, {
       stepIds: [a.steps[1]!.id, a.steps[0]!.id],
     });
     const b = await createFlow(tenant, {
@@ -464,16 +467,16 @@ describe('loadDeliverableFlows', () => {
       expiresAt: new Date(now + HOUR).toISOString(),
       steps: [],
     });
-    await call(tenant, 'POST', `/api/flows/${b.id}/publish`);
+    await callAs(t, tenant, 'POST', `/api/flows/${b.id}/publish`);
     const expiringSoon = await createFlow(tenant, {
       name: 'C',
       expiresAt: new Date(now + 60_000).toISOString(),
     });
-    await call(tenant, 'POST', `/api/flows/${expiringSoon.id}/publish`);
+    await callAs(t, tenant, 'POST', `/api/flows/${expiringSoon.id}/publish`);
     await createFlow(tenant, { name: 'draft' });
     const archived = await createFlow(tenant, { name: 'archived' });
-    await call(tenant, 'POST', `/api/flows/${archived.id}/publish`);
-    await call(tenant, 'POST', `/api/flows/${archived.id}/archive`);
+    await callAs(t, tenant, 'POST', `/api/flows/${archived.id}/publish`);
+    await callAs(t, tenant, 'POST', `/api/flows/${archived.id}/archive`);
     await flowIn('PUBLISHED'); // another tenant's
 
     const list = await loadDeliverableFlows(t.deps.database.db, tenant.tenantId, new Date(now + 2 * 60_000));
@@ -494,16 +497,10 @@ describe('loadDeliverableFlows', () => {
 describe('audience references', () => {
   it('reports non-archived flows that use an audience', async () => {
     const tenant = await createTenant(t);
-    const audienceId = newId();
-    await t.deps.database.db.insert(audiences).values({
-      id: audienceId,
-      tenantId: tenant.tenantId,
-      name: 'Admins',
-      ruleTree: { logicalOperator: 'AND', rules: [] },
-    });
+    const audienceId = await insertAudience(t, tenant.tenantId);
     const used = await createFlow(tenant, { name: 'Uses it', audienceId });
     const archived = await createFlow(tenant, { name: 'Archived user', audienceId });
-    await call(tenant, 'POST', `/api/flows/${archived.id}/archive`);
+    await callAs(t, tenant, 'POST', `/api/flows/${archived.id}/archive`);
     await createFlow(tenant, { name: 'No audience' });
     const db = t.deps.database.db;
     expect(await t.deps.references.findReferrers(db, 'audience', tenant.tenantId, audienceId)).toContainEqual(

@@ -1,7 +1,13 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
-import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
+import {
+  callAs,
+  createFlow,
+  createTenant,
+  TEST_SITE_ID,
+  type TenantFixture,
+} from '../../../test/helpers/factories.js';
 import { auditLogs } from '../../db/schema/index.js';
 
 let t: TestApp;
@@ -13,15 +19,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const SITE = '0190a000-0000-7000-8000-000000000001';
-
-const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
-  t.inject({
-    method,
-    url,
-    headers: acme.owner.headers,
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
+const SITE = TEST_SITE_ID;
+const call = (method: Parameters<typeof callAs>[2], url: string, payload?: unknown) =>
+  callAs(t, acme, method, url, payload);
 
 interface Step {
   id: string;
@@ -34,14 +34,12 @@ interface Step {
 
 /** A flow whose steps are MODALs titled s0..s(n-1), in that order. */
 async function flowWithSteps(n: number) {
-  const res = await call('POST', '/api/flows', {
+  const flow = await createFlow(t, acme, {
     name: 'Steps',
-    siteId: SITE,
     template: 'CUSTOM',
     steps: Array.from({ length: n }, (_, i) => ({ type: 'MODAL', content: { title: `s${i}` } })),
   });
-  expect(res.statusCode).toBe(201);
-  return res.json().data as { id: string; updatedAt: string; steps: Step[] };
+  return flow as unknown as { id: string; updatedAt: string; steps: Step[] };
 }
 
 async function steps(flowId: string): Promise<Step[]> {
@@ -333,6 +331,7 @@ describe('step order stays 0..n-1', () => {
     const data = res.json().data as Step[];
     expect(data.map((s) => s.id)).toEqual(next);
     expect(data.map((s) => s.order)).toEqual([0, 1, 2, 3]);
+    expect(data).toEqual(await steps(flow.id));
     expect(await titles(flow.id)).toEqual(['s2', 's0', 's3', 's1']);
     // The same order again is fine.
     expect((await call('POST', `/api/flows/${flow.id}/steps/reorder`, { stepIds: next })).statusCode).toBe(
@@ -342,6 +341,28 @@ describe('step order stays 0..n-1', () => {
     const none = await call('POST', `/api/flows/${empty.id}/steps/reorder`, { stepIds: [] });
     expect(none.statusCode).toBe(200);
     expect(none.json()).toEqual({ data: [] });
+  });
+
+  it('answers a reorder that moves nothing with the steps as they are, writing nothing', async () => {
+    const flow = await flowWithSteps(3);
+    t.clock.set(Date.parse(flow.updatedAt) + 3_600_000);
+    try {
+      const res = await call('POST', `/api/flows/${flow.id}/steps/reorder`, {
+        stepIds: flow.steps.map((s) => s.id),
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().data).toEqual(flow.steps);
+    } finally {
+      t.clock.set(Date.now());
+    }
+    const after = (await call('GET', `/api/flows/${flow.id}`)).json().data;
+    expect(after.updatedAt).toBe(flow.updatedAt);
+    expect(after.steps).toEqual(flow.steps);
+    const audited = await t.deps.database.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.entityId, flow.id), eq(auditLogs.action, 'FLOW_UPDATED')));
+    expect(audited).toEqual([]);
   });
 
   it('refuses anything but an exact permutation with 400 at stepIds', async () => {

@@ -1,9 +1,15 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
-import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
-import { audiences, auditLogs } from '../../db/schema/index.js';
-import { newId } from '../../platform/ids.js';
+import {
+  callAs,
+  createFlow,
+  createTenant,
+  insertAudience,
+  TEST_SITE_ID,
+  type TenantFixture,
+} from '../../../test/helpers/factories.js';
+import { auditLogs } from '../../db/schema/index.js';
 
 let t: TestApp;
 let acme: TenantFixture;
@@ -16,52 +22,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-interface FlowBody {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  steps: { id: string }[];
-  [field: string]: unknown;
-}
-
-const SITE = '0190a000-0000-7000-8000-000000000001';
+const SITE = TEST_SITE_ID;
 const UNKNOWN = '01900000-0000-7000-8000-000000000000';
-
-const call = (
-  tenant: TenantFixture | { headers: Record<string, string> },
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-  url: string,
-  payload?: unknown,
-) =>
-  t.inject({
-    method,
-    url,
-    headers: 'owner' in tenant ? tenant.owner.headers : tenant.headers,
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
-
-async function createFlow(tenant: TenantFixture, body: Record<string, unknown> = {}) {
-  const res = await call(tenant, 'POST', '/api/flows', {
-    name: 'Onboarding tour',
-    siteId: SITE,
-    template: 'PRODUCT_TOUR',
-    ...body,
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().data as FlowBody;
-}
-
-async function createAudience(tenant: TenantFixture, deleted = false) {
-  const id = newId();
-  await t.deps.database.db.insert(audiences).values({
-    id,
-    tenantId: tenant.tenantId,
-    name: `Audience ${id.slice(-4)}`,
-    ruleTree: { logicalOperator: 'AND', rules: [] },
-    deletedAt: deleted ? new Date() : null,
-  });
-  return id;
-}
 
 const auditActions = async (entityId: string) =>
   (
@@ -74,8 +36,8 @@ const auditActions = async (entityId: string) =>
 
 describe('POST /api/flows', () => {
   it('creates a draft with inline steps in array order and answers the full flow', async () => {
-    const audienceId = await createAudience(acme);
-    const res = await call(acme, 'POST', '/api/flows', {
+    const audienceId = await insertAudience(t, acme.tenantId);
+    const res = await callAs(t, acme, 'POST', '/api/flows', {
       name: '  Welcome  ',
       description: 'First run',
       siteId: SITE,
@@ -132,14 +94,14 @@ describe('POST /api/flows', () => {
     });
     expect(flow.steps[1]).toMatchObject({ type: 'TOOLTIP', order: 1, targetSelector: '#save' });
 
-    const got = await call(acme, 'GET', `/api/flows/${flow.id}`);
+    const got = await callAs(t, acme, 'GET', `/api/flows/${flow.id}`);
     expect(got.statusCode).toBe(200);
     expect(got.json().data).toEqual(flow);
     expect(await auditActions(flow.id)).toEqual(['FLOW_CREATED']);
   });
 
   it('applies defaults for a minimal flow', async () => {
-    const flow = await createFlow(acme, { trigger: { type: 'MANUAL' } });
+    const flow = await createFlow(t, acme, { trigger: { type: 'MANUAL' } });
     expect(flow).toMatchObject({
       description: null,
       audienceId: null,
@@ -172,7 +134,7 @@ describe('POST /api/flows', () => {
       [{ ...base, scheduledAt: '2030-01-01T00:00:00Z', expiresAt: '2030-01-01T00:00:00Z' }, 'expiresAt'],
     ];
     for (const [payload, path] of cases) {
-      const err = expectError(await call(acme, 'POST', '/api/flows', payload), 400, 'VALIDATION_ERROR');
+      const err = expectError(await callAs(t, acme, 'POST', '/api/flows', payload), 400, 'VALIDATION_ERROR');
       expect(err.details, JSON.stringify(payload).slice(0, 200)).toContainEqual({
         path,
         message: expect.any(String),
@@ -185,7 +147,7 @@ describe('POST /api/flows', () => {
     const cases: [unknown, string][] = [
       [{ type: 'URL_MATCH', config: { matchType: 'fuzzy', pattern: '/a' } }, 'trigger.config.matchType'],
       [{ type: 'URL_MATCH', config: { pattern: '' } }, 'trigger.config.pattern'],
-      [{ type: 'URL_MATCH', config: { pattern: 'x'.repeat(2001) } }, 'trigger.config.pattern'],
+      [{ type: 'URL_MATCH', config: { pattern: 'x'.repeat(2049) } }, 'trigger.config.pattern'],
       [{ type: 'URL_MATCH', config: { matchType: 'regex', pattern: '(a+)+$' } }, 'trigger.config.pattern'],
       [
         { type: 'URL_MATCH', config: { matchType: 'regex', pattern: '([a-z]*)*x' } },
@@ -197,7 +159,7 @@ describe('POST /api/flows', () => {
     ];
     for (const [trigger, path] of cases) {
       const err = expectError(
-        await call(acme, 'POST', '/api/flows', { ...base, trigger }),
+        await callAs(t, acme, 'POST', '/api/flows', { ...base, trigger }),
         400,
         'VALIDATION_ERROR',
       );
@@ -207,13 +169,13 @@ describe('POST /api/flows', () => {
       });
     }
     const badType = expectError(
-      await call(acme, 'POST', '/api/flows', { ...base, trigger: { type: 'ON_LOAD', config: {} } }),
+      await callAs(t, acme, 'POST', '/api/flows', { ...base, trigger: { type: 'ON_LOAD', config: {} } }),
       400,
       'VALIDATION_ERROR',
     );
     expect(badType.details).toContainEqual({ path: 'trigger.type', message: expect.any(String) });
     const arrayTrigger = expectError(
-      await call(acme, 'POST', '/api/flows', { ...base, trigger: [{ type: 'MANUAL' }] }),
+      await callAs(t, acme, 'POST', '/api/flows', { ...base, trigger: [{ type: 'MANUAL' }] }),
       400,
       'VALIDATION_ERROR',
     );
@@ -225,16 +187,26 @@ describe('POST /api/flows', () => {
       { matchType: 'equals', pattern: 'https://example.com/' },
       { matchType: 'starts_with', pattern: '/app' },
       { matchType: 'ends_with', pattern: '.html' },
+      { matchType: 'contains', pattern: 'x'.repeat(2048) },
     ]) {
-      const flow = await createFlow(acme, { trigger: { type: 'URL_MATCH', config } });
+      const flow = await createFlow(t, acme, { trigger: { type: 'URL_MATCH', config } });
       expect(flow.trigger).toEqual({ type: 'URL_MATCH', config });
     }
   });
 
   it('refuses an audienceId of another tenant, an unknown one or a deleted one (400 at audienceId)', async () => {
-    for (const audienceId of [await createAudience(other), UNKNOWN, await createAudience(acme, true)]) {
+    for (const audienceId of [
+      await insertAudience(t, other.tenantId),
+      UNKNOWN,
+      await insertAudience(t, acme.tenantId, { deleted: true }),
+    ]) {
       const err = expectError(
-        await call(acme, 'POST', '/api/flows', { name: 'x', siteId: SITE, template: 'CUSTOM', audienceId }),
+        await callAs(t, acme, 'POST', '/api/flows', {
+          name: 'x',
+          siteId: SITE,
+          template: 'CUSTOM',
+          audienceId,
+        }),
         400,
         'VALIDATION_ERROR',
       );
@@ -246,12 +218,12 @@ describe('POST /api/flows', () => {
 describe('GET /api/flows', () => {
   it('lists with meta, _count.steps, newest first, archived hidden by default', async () => {
     const tenant = await createTenant(t);
-    const a = await createFlow(tenant, { name: 'Alpha', steps: [{ type: 'MODAL' }, { type: 'WAIT' }] });
-    const b = await createFlow(tenant, { name: 'Beta' });
-    const c = await createFlow(tenant, { name: 'Gamma', steps: [{ type: 'BANNER' }] });
-    await call(tenant, 'POST', `/api/flows/${c.id}/archive`);
+    const a = await createFlow(t, tenant, { name: 'Alpha', steps: [{ type: 'MODAL' }, { type: 'WAIT' }] });
+    const b = await createFlow(t, tenant, { name: 'Beta' });
+    const c = await createFlow(t, tenant, { name: 'Gamma', steps: [{ type: 'BANNER' }] });
+    await callAs(t, tenant, 'POST', `/api/flows/${c.id}/archive`);
 
-    const res = await call(tenant, 'GET', '/api/flows');
+    const res = await callAs(t, tenant, 'GET', '/api/flows');
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.meta).toEqual({ page: 1, limit: 20, total: 2, totalPages: 1 });
@@ -274,7 +246,7 @@ describe('GET /api/flows', () => {
     });
     expect(body.data[0]._count).toEqual({ steps: 0 });
 
-    const archived = (await call(tenant, 'GET', '/api/flows?status=ARCHIVED')).json();
+    const archived = (await callAs(t, tenant, 'GET', '/api/flows?status=ARCHIVED')).json();
     expect(archived.data.map((f: { id: string }) => f.id)).toEqual([c.id]);
     expect(archived.data[0]).toMatchObject({ status: 'ARCHIVED', _count: { steps: 1 } });
   });
@@ -282,16 +254,16 @@ describe('GET /api/flows', () => {
   it('filters by status, template, siteId and search, and paginates', async () => {
     const tenant = await createTenant(t);
     const otherSite = '0190a000-0000-7000-8000-000000000002';
-    const tour = await createFlow(tenant, { name: 'Checkout Tour', template: 'PRODUCT_TOUR' });
-    const demo = await createFlow(tenant, {
+    const tour = await createFlow(t, tenant, { name: 'Checkout Tour', template: 'PRODUCT_TOUR' });
+    const demo = await createFlow(t, tenant, {
       name: 'demo_100%',
       template: 'INTERACTIVE_DEMO',
       siteId: otherSite,
     });
-    const seq = await createFlow(tenant, { name: 'News', template: 'ANNOUNCEMENT_SEQUENCE' });
-    await call(tenant, 'POST', `/api/flows/${seq.id}/publish`);
+    const seq = await createFlow(t, tenant, { name: 'News', template: 'ANNOUNCEMENT_SEQUENCE' });
+    await callAs(t, tenant, 'POST', `/api/flows/${seq.id}/publish`);
     const ids = async (query: string) =>
-      (await call(tenant, 'GET', `/api/flows${query}`)).json().data.map((f: { id: string }) => f.id);
+      (await callAs(t, tenant, 'GET', `/api/flows${query}`)).json().data.map((f: { id: string }) => f.id);
 
     expect(await ids('?status=PUBLISHED')).toEqual([seq.id]);
     expect(await ids('?status=DRAFT')).toEqual([demo.id, tour.id]);
@@ -305,10 +277,10 @@ describe('GET /api/flows', () => {
     expect(await ids('?search=%25')).toEqual([demo.id]);
     expect(await ids('?search=nothing')).toEqual([]);
 
-    const page2 = (await call(tenant, 'GET', '/api/flows?limit=2&page=2')).json();
+    const page2 = (await callAs(t, tenant, 'GET', '/api/flows?limit=2&page=2')).json();
     expect(page2.meta).toEqual({ page: 2, limit: 2, total: 3, totalPages: 2 });
     expect(page2.data.map((f: { id: string }) => f.id)).toEqual([tour.id]);
-    const beyond = (await call(tenant, 'GET', '/api/flows?limit=2&page=5')).json();
+    const beyond = (await callAs(t, tenant, 'GET', '/api/flows?limit=2&page=5')).json();
     expect(beyond).toEqual({ data: [], meta: { page: 5, limit: 2, total: 3, totalPages: 2 } });
   });
 
@@ -322,14 +294,14 @@ describe('GET /api/flows', () => {
       ['page=0', 'query.page'],
       ['page=x', 'query.page'],
     ]) {
-      const err = expectError(await call(acme, 'GET', `/api/flows?${query}`), 400, 'VALIDATION_ERROR');
+      const err = expectError(await callAs(t, acme, 'GET', `/api/flows?${query}`), 400, 'VALIDATION_ERROR');
       expect(err.details).toContainEqual({ path, message: expect.any(String) });
     }
   });
 
   it("never lists another tenant's flows", async () => {
-    const mine = await createFlow(acme, { name: 'Mine only' });
-    const theirs = (await call(other, 'GET', '/api/flows?limit=100&search=Mine%20only')).json();
+    const mine = await createFlow(t, acme, { name: 'Mine only' });
+    const theirs = (await callAs(t, other, 'GET', '/api/flows?limit=100&search=Mine%20only')).json();
     expect(theirs.data.map((f: { id: string }) => f.id)).not.toContain(mine.id);
     expect(theirs.meta.total).toBe(0);
   });
@@ -337,14 +309,14 @@ describe('GET /api/flows', () => {
 
 describe('PATCH /api/flows/:id', () => {
   it('updates any subset, replaces steps, and writes FLOW_UPDATED with the changed fields', async () => {
-    const audienceId = await createAudience(acme);
-    const flow = await createFlow(acme, {
+    const audienceId = await insertAudience(t, acme.tenantId);
+    const flow = await createFlow(t, acme, {
       description: 'old',
       steps: [{ type: 'MODAL' }, { type: 'TOOLTIP' }, { type: 'BEACON' }],
     });
     t.clock.set(Date.now() + 5_000);
     try {
-      const res = await call(acme, 'PATCH', `/api/flows/${flow.id}`, {
+      const res = await callAs(t, acme, 'PATCH', `/api/flows/${flow.id}`, {
         name: 'Renamed',
         audienceId,
         trigger: { type: 'URL_MATCH', config: { matchType: 'glob', pattern: '/app/*' } },
@@ -372,7 +344,7 @@ describe('PATCH /api/flows/:id', () => {
       t.clock.set(Date.now());
     }
 
-    const cleared = await call(acme, 'PATCH', `/api/flows/${flow.id}`, {
+    const cleared = await callAs(t, acme, 'PATCH', `/api/flows/${flow.id}`, {
       description: null,
       audienceId: null,
       trigger: null,
@@ -402,15 +374,78 @@ describe('PATCH /api/flows/:id', () => {
   });
 
   it('answers the unchanged flow for an empty body without writing an audit row', async () => {
-    const flow = await createFlow(acme);
-    const res = await call(acme, 'PATCH', `/api/flows/${flow.id}`, {});
+    const flow = await createFlow(t, acme);
+    const res = await callAs(t, acme, 'PATCH', `/api/flows/${flow.id}`, {});
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toEqual(flow);
     expect(await auditActions(flow.id)).toEqual(['FLOW_CREATED']);
   });
 
+  it('answers a re-sent identical flow, steps included, as it is: no write, no audit row', async () => {
+    const flow = await createFlow(t, acme, {
+      description: 'Tour',
+      settings: { theme: { color: 'blue', size: 2 } },
+      trigger: { type: 'URL_MATCH', config: { matchType: 'glob', pattern: '/app/**' } },
+      audienceId: await insertAudience(t, acme.tenantId),
+      scheduledAt: '2090-01-01T00:00:00.000Z',
+      expiresAt: '2090-02-01T00:00:00.000Z',
+      steps: [
+        { type: 'MODAL', content: { title: 'Hi', body: { a: 1, b: [1, 2] } } },
+        { type: 'TOOLTIP', targetSelector: '#save', settings: { placement: 'top' } },
+      ],
+    });
+    const at = Date.parse(flow.updatedAt) + 3_600_000;
+    t.clock.set(at);
+    try {
+      for (const payload of [
+        // the record as read (its read-only fields are stripped, its status is the one it has)
+        flow,
+        // objects compared as JSON whatever their key order; absent step fields are their defaults
+        {
+          settings: { theme: { size: 2, color: 'blue' } },
+          trigger: { type: 'URL_MATCH', config: { pattern: '/app/**', matchType: 'glob' } },
+          steps: [
+            { type: 'MODAL', content: { body: { b: [1, 2], a: 1 }, title: 'Hi' }, settings: {} },
+            { type: 'TOOLTIP', targetSelector: '#save', content: {}, settings: { placement: 'top' } },
+          ],
+        },
+      ]) {
+        const res = await callAs(t, acme, 'PATCH', `/api/flows/${flow.id}`, payload);
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json().data).toEqual(flow);
+      }
+      expect((await callAs(t, acme, 'GET', `/api/flows/${flow.id}`)).json().data).toEqual(flow);
+      expect(await auditActions(flow.id)).toEqual(['FLOW_CREATED']);
+
+      // Only what differs is written and audited: the steps stay as they are.
+      const renamed = await callAs(t, acme, 'PATCH', `/api/flows/${flow.id}`, { ...flow, name: 'Renamed' });
+      expect(renamed.statusCode, renamed.body).toBe(200);
+      expect(renamed.json().data).toEqual({
+        ...flow,
+        name: 'Renamed',
+        updatedAt: new Date(at).toISOString(),
+      });
+      // One step differing replaces the list.
+      const restepped = await callAs(t, acme, 'PATCH', `/api/flows/${flow.id}`, {
+        steps: [flow.steps[0], { ...flow.steps[1], targetSelector: '#cancel' }],
+      });
+      expect(restepped.statusCode, restepped.body).toBe(200);
+      const steps = restepped.json().data.steps as { id: string; targetSelector: string | null }[];
+      expect(steps.map((s) => s.targetSelector)).toEqual([null, '#cancel']);
+      expect(steps.map((s) => s.id)).not.toContain(flow.steps[0]!.id);
+    } finally {
+      t.clock.set(Date.now());
+    }
+    const rows = await t.deps.database.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.entityId, flow.id), eq(auditLogs.action, 'FLOW_UPDATED')))
+      .orderBy(auditLogs.createdAt, auditLogs.id);
+    expect(rows.map((r) => r.metadata)).toEqual([{ changed: ['name'] }, { changed: ['steps'] }]);
+  });
+
   it('validates like create, including the window against stored dates', async () => {
-    const flow = await createFlow(acme, { scheduledAt: '2030-01-01T00:00:00Z' });
+    const flow = await createFlow(t, acme, { scheduledAt: '2030-01-01T00:00:00Z' });
     const cases: [Record<string, unknown>, string][] = [
       [{ name: '' }, 'name'],
       [{ template: 'x' }, 'template'],
@@ -421,19 +456,19 @@ describe('PATCH /api/flows/:id', () => {
         { trigger: { type: 'URL_MATCH', config: { matchType: 'regex', pattern: '(x+x+)+y' } } },
         'trigger.config.pattern',
       ],
-      [{ audienceId: await createAudience(other) }, 'audienceId'],
+      [{ audienceId: await insertAudience(t, other.tenantId) }, 'audienceId'],
       [{ status: 'LIVE' }, 'status'],
     ];
     for (const [payload, path] of cases) {
       const err = expectError(
-        await call(acme, 'PATCH', `/api/flows/${flow.id}`, payload),
+        await callAs(t, acme, 'PATCH', `/api/flows/${flow.id}`, payload),
         400,
         'VALIDATION_ERROR',
       );
       expect(err.details, JSON.stringify(payload)).toContainEqual({ path, message: expect.any(String) });
     }
     // Clearing scheduledAt makes the later expiry fine.
-    const ok = await call(acme, 'PATCH', `/api/flows/${flow.id}`, {
+    const ok = await callAs(t, acme, 'PATCH', `/api/flows/${flow.id}`, {
       scheduledAt: null,
       expiresAt: '2029-12-31T00:00:00.000Z',
     });
@@ -444,7 +479,7 @@ describe('PATCH /api/flows/:id', () => {
 
 describe('roles', () => {
   it('lets VIEWER read only and EDITOR write', async () => {
-    const flow = await createFlow(acme, { steps: [{ type: 'MODAL' }] });
+    const flow = await createFlow(t, acme, { steps: [{ type: 'MODAL' }] });
     const stepId = flow.steps[0]!.id;
     const viewer = await acme.as('VIEWER');
     const editor = await acme.as('EDITOR');
@@ -454,9 +489,9 @@ describe('roles', () => {
       `/api/flows/${flow.id}/steps`,
       `/api/flows/${flow.id}/steps/${stepId}`,
     ]) {
-      expect((await call(viewer, 'GET', url)).statusCode).toBe(200);
+      expect((await callAs(t, viewer, 'GET', url)).statusCode).toBe(200);
     }
-    const writes: [Parameters<typeof call>[1], string, unknown][] = [
+    const writes: [Parameters<typeof callAs>[2], string, unknown][] = [
       ['POST', '/api/flows', { name: 'x', siteId: SITE, template: 'CUSTOM' }],
       ['PATCH', `/api/flows/${flow.id}`, { name: 'y' }],
       ['POST', `/api/flows/${flow.id}/steps`, { type: 'MODAL' }],
@@ -469,11 +504,11 @@ describe('roles', () => {
       ['DELETE', `/api/flows/${flow.id}`, undefined],
     ];
     for (const [method, url, payload] of writes) {
-      expectError(await call(viewer, method, url, payload), 403, 'INSUFFICIENT_ROLE');
+      expectError(await callAs(t, viewer, method, url, payload), 403, 'INSUFFICIENT_ROLE');
     }
     const expected = [201, 200, 201, 200, 400, 204, 200, 200, 200, 200];
     for (const [i, [method, url, payload]] of writes.entries()) {
-      const res = await call(editor, method, url, payload);
+      const res = await callAs(t, editor, method, url, payload);
       expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(expected[i]);
     }
     expectError(await t.inject({ method: 'GET', url: '/api/flows' }), 401, 'AUTH_NO_TOKEN');
@@ -483,9 +518,9 @@ describe('roles', () => {
 
 describe('tenant isolation', () => {
   it("answers 404 CONTENT_NOT_FOUND on every flow and step route for another tenant's, unknown and malformed ids", async () => {
-    const flow = await createFlow(acme, { steps: [{ type: 'MODAL' }, { type: 'WAIT' }] });
+    const flow = await createFlow(t, acme, { steps: [{ type: 'MODAL' }, { type: 'WAIT' }] });
     const stepId = flow.steps[0]!.id;
-    const routes = (id: string, sid: string): [Parameters<typeof call>[1], string, unknown][] => [
+    const routes = (id: string, sid: string): [Parameters<typeof callAs>[2], string, unknown][] => [
       ['GET', `/api/flows/${id}`, undefined],
       ['PATCH', `/api/flows/${id}`, { name: 'hijack' }],
       ['DELETE', `/api/flows/${id}`, undefined],
@@ -505,16 +540,16 @@ describe('tenant isolation', () => {
       ...routes(UNKNOWN, stepId),
       ...routes('not-a-uuid', 'nope'),
     ]) {
-      expectError(await call(other, method, url, payload), 404, 'CONTENT_NOT_FOUND');
+      expectError(await callAs(t, other, method, url, payload), 404, 'CONTENT_NOT_FOUND');
     }
     // The first tenant's flow is untouched.
-    const after = (await call(acme, 'GET', `/api/flows/${flow.id}`)).json().data;
+    const after = (await callAs(t, acme, 'GET', `/api/flows/${flow.id}`)).json().data;
     expect(after).toEqual(flow);
   });
 
   it('answers 404 for a step id that is unknown, malformed or belongs to another flow', async () => {
-    const a = await createFlow(acme, { steps: [{ type: 'MODAL' }] });
-    const b = await createFlow(acme, { steps: [{ type: 'MODAL' }] });
+    const a = await createFlow(t, acme, { steps: [{ type: 'MODAL' }] });
+    const b = await createFlow(t, acme, { steps: [{ type: 'MODAL' }] });
     for (const sid of [b.steps[0]!.id, UNKNOWN, 'x']) {
       for (const [method, payload] of [
         ['GET', undefined],
@@ -522,7 +557,7 @@ describe('tenant isolation', () => {
         ['DELETE', undefined],
       ] as const) {
         expectError(
-          await call(acme, method, `/api/flows/${a.id}/steps/${sid}`, payload),
+          await callAs(t, acme, method, `/api/flows/${a.id}/steps/${sid}`, payload),
           404,
           'CONTENT_NOT_FOUND',
         );

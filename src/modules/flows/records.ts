@@ -3,29 +3,11 @@ import type { Executor } from '../../db/client.js';
 import { flowSteps, flows } from '../../db/schema/index.js';
 import type { ServiceCtx } from '../../platform/context.js';
 import { contentNotFound } from '../../platform/errors.js';
-import { isUuid } from '../../platform/ids.js';
-import type { FlowStepType, FlowTemplate, FlowTrigger } from './schemas.js';
-
-/** What flow services receive: the tenant-scoped ctx plus "now" from `deps.clock` (tests move time). */
-export interface FlowCtx extends ServiceCtx {
-  now: Date;
-}
+import { isUuid, newId } from '../../platform/ids.js';
+import type { FlowStepType, FlowTemplate, FlowTrigger, InlineStep } from './schemas.js';
 
 export type FlowRow = typeof flows.$inferSelect;
 export type StepRow = typeof flowSteps.$inferSelect;
-
-export const stepColumns = {
-  id: flowSteps.id,
-  flowId: flowSteps.flowId,
-  tenantId: flowSteps.tenantId,
-  type: flowSteps.type,
-  order: flowSteps.order,
-  targetSelector: flowSteps.targetSelector,
-  content: flowSteps.content,
-  settings: flowSteps.settings,
-  createdAt: flowSteps.createdAt,
-  updatedAt: flowSteps.updatedAt,
-};
 
 export const toStep = (row: StepRow) => ({ ...row, type: row.type as FlowStepType });
 export type FlowStepRecord = ReturnType<typeof toStep>;
@@ -40,6 +22,28 @@ export type FlowRecord = ReturnType<typeof toFlowRecord>;
 
 export const flowMissing = () => contentNotFound('Flow');
 export const stepMissing = () => contentNotFound('Flow step');
+
+/** A step as sent (inline, added or stored). */
+type StepInput = Pick<InlineStep, 'targetSelector' | 'content' | 'settings'> & { type: string };
+
+/** The fields of a step as stored, defaults applied (what "the same step" compares). */
+export const stepFields = (step: StepInput) => ({
+  type: step.type,
+  targetSelector: step.targetSelector ?? null,
+  content: step.content ?? {},
+  settings: step.settings ?? {},
+});
+
+/** A new step row at `order`. */
+export const stepValues = (ctx: ServiceCtx, flowId: string, order: number, step: StepInput) => ({
+  id: newId(),
+  tenantId: ctx.tenantId,
+  flowId,
+  order,
+  ...stepFields(step),
+  createdAt: ctx.now,
+  updatedAt: ctx.now,
+});
 
 /** The flow row of the tenant, or null; a malformed id simply matches nothing. */
 export async function findFlow(
@@ -58,9 +62,25 @@ export async function findFlow(
   return row ?? null;
 }
 
+/** One step of the flow, or null; a malformed id simply matches nothing. */
+export async function findStep(
+  exec: Executor,
+  tenantId: string,
+  flowId: string,
+  stepId: string,
+): Promise<StepRow | null> {
+  if (!isUuid(stepId)) return null;
+  const [row] = await exec
+    .select()
+    .from(flowSteps)
+    .where(and(eq(flowSteps.tenantId, tenantId), eq(flowSteps.flowId, flowId), eq(flowSteps.id, stepId)))
+    .limit(1);
+  return row ?? null;
+}
+
 export async function loadSteps(exec: Executor, tenantId: string, flowId: string): Promise<StepRow[]> {
   return exec
-    .select(stepColumns)
+    .select()
     .from(flowSteps)
     .where(and(eq(flowSteps.tenantId, tenantId), eq(flowSteps.flowId, flowId)))
     .orderBy(asc(flowSteps.order));
@@ -75,7 +95,7 @@ export async function loadStepsOf(
   const byFlow = new Map<string, StepRow[]>(flowIds.map((id) => [id, []]));
   if (flowIds.length === 0) return byFlow;
   const rows = await exec
-    .select(stepColumns)
+    .select()
     .from(flowSteps)
     .where(and(eq(flowSteps.tenantId, tenantId), inArray(flowSteps.flowId, flowIds)))
     .orderBy(asc(flowSteps.flowId), asc(flowSteps.order));

@@ -1,17 +1,13 @@
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
-import { emptyResponse, errors } from '../../platform/http/schemas.js';
-import { toList } from '../../platform/pagination.js';
-import type { FlowCtx } from './records.js';
+import { emptyResponse, errors, idParams } from '../../platform/http/schemas.js';
 import {
   createFlowBody,
   createStepBody,
   deletedFlowResponse,
   deleteFlowQuery,
   flowList,
-  flowParams,
   flowResponse,
   listFlowsQuery,
   reorderStepsBody,
@@ -41,11 +37,6 @@ const editor = { auth: requireRole('EDITOR') };
 export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
   app.deps.references.registerFinder('audience', 'flows', flowsUsingAudience);
 
-  const ctx = (request: FastifyRequest): FlowCtx => ({
-    ...ctxOf(request),
-    now: new Date(app.deps.clock()),
-  });
-
   // ---- flows ---------------------------------------------------------------------------------
 
   app.get(
@@ -54,10 +45,7 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
       config: viewer,
       schema: { tags, querystring: listFlowsQuery, response: { 200: flowList, ...errors(400, 401, 403) } },
     },
-    async (request) => {
-      const { rows, total } = await listFlows(ctx(request), request.query);
-      return toList(rows, request.query, total);
-    },
+    async (request) => listFlows(ctxOf(request), request.query),
   );
 
   app.post(
@@ -66,16 +54,16 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: { tags, body: createFlowBody, response: { 201: flowResponse, ...errors(400, 401, 403) } },
     },
-    async (request, reply) => reply.code(201).send({ data: await createFlow(ctx(request), request.body) }),
+    async (request, reply) => reply.code(201).send({ data: await createFlow(ctxOf(request), request.body) }),
   );
 
   app.get(
     '/api/flows/:id',
     {
       config: viewer,
-      schema: { tags, params: flowParams, response: { 200: flowResponse, ...errors(401, 403, 404) } },
+      schema: { tags, params: idParams, response: { 200: flowResponse, ...errors(401, 403, 404) } },
     },
-    async (request) => ({ data: await getFlow(ctx(request), request.params.id) }),
+    async (request) => ({ data: await getFlow(ctxOf(request), request.params.id) }),
   );
 
   app.patch(
@@ -84,12 +72,12 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: {
         tags,
-        params: flowParams,
+        params: idParams,
         body: updateFlowBody,
         response: { 200: flowResponse, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => ({ data: await updateFlow(ctx(request), request.params.id, request.body) }),
+    async (request) => ({ data: await updateFlow(ctxOf(request), request.params.id, request.body) }),
   );
 
   app.delete(
@@ -98,13 +86,13 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: {
         tags,
-        params: flowParams,
+        params: idParams,
         querystring: deleteFlowQuery,
         response: { 200: deletedFlowResponse, ...errors(400, 401, 403, 404) },
       },
     },
     async (request) => {
-      const c = ctx(request);
+      const c = ctxOf(request);
       const { flow, disabledDependents } = await deleteFlow(
         c,
         request.params.id,
@@ -128,11 +116,11 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
         config: editor,
         schema: {
           tags,
-          params: flowParams,
+          params: idParams,
           response: { 200: flowResponse, ...errors(400, 401, 403, 404, 409) },
         },
       },
-      async (request) => ({ data: await run(ctx(request), request.params.id) }),
+      async (request) => ({ data: await run(ctxOf(request), request.params.id) }),
     );
   }
 
@@ -142,9 +130,9 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/flows/:id/steps',
     {
       config: viewer,
-      schema: { tags, params: flowParams, response: { 200: stepList, ...errors(401, 403, 404) } },
+      schema: { tags, params: idParams, response: { 200: stepList, ...errors(401, 403, 404) } },
     },
-    async (request) => ({ data: await listSteps(ctx(request), request.params.id) }),
+    async (request) => ({ data: await listSteps(ctxOf(request), request.params.id) }),
   );
 
   app.post(
@@ -153,13 +141,13 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: {
         tags,
-        params: flowParams,
+        params: idParams,
         body: createStepBody,
         response: { 201: stepResponse, ...errors(400, 401, 403, 404) },
       },
     },
     async (request, reply) =>
-      reply.code(201).send({ data: await addStep(ctx(request), request.params.id, request.body) }),
+      reply.code(201).send({ data: await addStep(ctxOf(request), request.params.id, request.body) }),
   );
 
   app.post(
@@ -168,13 +156,13 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: {
         tags,
-        params: flowParams,
+        params: idParams,
         body: reorderStepsBody,
         response: { 200: stepList, ...errors(400, 401, 403, 404) },
       },
     },
     async (request) => ({
-      data: await reorderSteps(ctx(request), request.params.id, request.body.stepIds),
+      data: await reorderSteps(ctxOf(request), request.params.id, request.body.stepIds),
     }),
   );
 
@@ -184,7 +172,7 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
       config: viewer,
       schema: { tags, params: stepParams, response: { 200: stepResponse, ...errors(401, 403, 404) } },
     },
-    async (request) => ({ data: await getStep(ctx(request), request.params.id, request.params.stepId) }),
+    async (request) => ({ data: await getStep(ctxOf(request), request.params.id, request.params.stepId) }),
   );
 
   app.patch(
@@ -199,7 +187,7 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => ({
-      data: await updateStep(ctx(request), request.params.id, request.params.stepId, request.body),
+      data: await updateStep(ctxOf(request), request.params.id, request.params.stepId, request.body),
     }),
   );
 
@@ -210,7 +198,7 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: { tags, params: stepParams, response: { 204: emptyResponse, ...errors(401, 403, 404) } },
     },
     async (request, reply) => {
-      await deleteStep(ctx(request), request.params.id, request.params.stepId);
+      await deleteStep(ctxOf(request), request.params.id, request.params.stepId);
       return reply.code(204).send(null);
     },
   );

@@ -1,45 +1,41 @@
-import { and, eq, inArray, isNotNull, isNull, lte, or, type SQL } from 'drizzle-orm';
+import { and, inArray, isNotNull, isNull, lte, or, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { auditLogs, type FlowStatus, flows } from '../../db/schema/index.js';
-import { newId } from '../../platform/ids.js';
+import { FLOW_STATUSES, flows } from '../../db/schema/index.js';
+import { recordAudits } from '../../platform/audit.js';
+import { sourceStates, stateColumns } from '../../platform/state-machine.js';
+import { FLOW_AUDIT_ACTION, flowLifecycle } from './transitions.js';
 
 /**
- * The time-driven moves of DECISIONS §6, for the background scheduler. Each is one conditional
- * UPDATE: when several instances run it at once, PostgreSQL re-checks the WHERE of a row another
- * transaction just changed, so each flow moves (and is audited) exactly once. The audit rows are
- * written in the same transaction (actorId null, `{ automatic: true }`).
+ * The time-driven moves of DECISIONS §6, for the background scheduler, which calls each inside
+ * a transaction so a move and its audit rows commit together. Each is one conditional UPDATE
+ * over the action's source states (from the lifecycle table): when several instances run it at
+ * once, PostgreSQL re-checks the WHERE of a row another transaction just changed, so each flow
+ * moves (and is audited) exactly once. Audit rows: actorId null, `{ automatic: true }`.
  */
 async function moveFlows(
   exec: Executor,
   now: Date,
-  where: SQL,
-  to: FlowStatus,
-  action: 'FLOW_PUBLISHED' | 'FLOW_ARCHIVED',
+  action: 'publishDue' | 'expire',
+  due: SQL,
 ): Promise<number> {
-  return exec.transaction(async (tx) => {
-    const set: Partial<typeof flows.$inferInsert> = { status: to, updatedAt: now };
-    if (to === 'PUBLISHED') set.publishedAt = now;
-    if (to === 'ARCHIVED') set.archivedAt = now;
-    const changed = await tx
-      .update(flows)
-      .set(set)
-      .where(where)
-      .returning({ id: flows.id, tenantId: flows.tenantId });
-    if (changed.length === 0) return 0;
-    await tx.insert(auditLogs).values(
-      changed.map((f) => ({
-        id: newId(),
-        tenantId: f.tenantId,
-        action,
-        entityType: 'flow',
-        entityId: f.id,
-        actorId: null,
-        ipAddress: null,
-        metadata: { automatic: true },
-      })),
-    );
-    return changed.length;
-  });
+  const from = sourceStates(flowLifecycle, action, FLOW_STATUSES);
+  const to = flowLifecycle.apply(from[0]!, action);
+  const changed = await exec
+    .update(flows)
+    .set(stateColumns(from, to, now))
+    .where(and(inArray(flows.status, from), due))
+    .returning({ id: flows.id, tenantId: flows.tenantId });
+  await recordAudits(
+    exec,
+    changed.map((f) => ({
+      tenantId: f.tenantId,
+      action: FLOW_AUDIT_ACTION[to],
+      entityType: 'flow',
+      entityId: f.id,
+      metadata: { automatic: true },
+    })),
+  );
+  return changed.length;
 }
 
 /**
@@ -47,24 +43,8 @@ async function moveFlows(
  * moved. Run `archiveExpiredFlows` first so a flow past both dates is archived, not published.
  */
 export const publishDueFlows = (exec: Executor, now: Date): Promise<number> =>
-  moveFlows(
-    exec,
-    now,
-    and(eq(flows.status, 'SCHEDULED'), or(isNull(flows.scheduledAt), lte(flows.scheduledAt, now)))!,
-    'PUBLISHED',
-    'FLOW_PUBLISHED',
-  );
+  moveFlows(exec, now, 'publishDue', or(isNull(flows.scheduledAt), lte(flows.scheduledAt, now))!);
 
 /** PUBLISHED or SCHEDULED flows whose `expiresAt` has passed → ARCHIVED. Returns how many moved. */
 export const archiveExpiredFlows = (exec: Executor, now: Date): Promise<number> =>
-  moveFlows(
-    exec,
-    now,
-    and(
-      inArray(flows.status, ['PUBLISHED', 'SCHEDULED']),
-      isNotNull(flows.expiresAt),
-      lte(flows.expiresAt, now),
-    )!,
-    'ARCHIVED',
-    'FLOW_ARCHIVED',
-  );
+  moveFlows(exec, now, 'expire', and(isNotNull(flows.expiresAt), lte(flows.expiresAt, now))!);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FLOW_STATUSES } from '../../db/schema/index.js';
-import { isSafePattern, MATCH_TYPES, regexPatternProblem } from '../../engine/url-match.js';
+import { MATCH_TYPES, MAX_URL_PATTERN_LENGTH, patternProblem } from '../../engine/url-match.js';
 import { dataOf, jsonObject, listOf, timestamp, uuid } from '../../platform/http/schemas.js';
 import { paginationQuery } from '../../platform/pagination.js';
 
@@ -31,25 +31,17 @@ export type FlowStepType = (typeof FLOW_STEP_TYPES)[number];
 
 /** Steps a flow may hold, inline or added one by one. */
 export const MAX_FLOW_STEPS = 200;
-export const MAX_PATTERN_LENGTH = 2000;
 
 // ---- trigger ---------------------------------------------------------------------------------
 
 const urlMatchConfig = z
   .object({
     matchType: z.enum(MATCH_TYPES).default('contains'),
-    pattern: z.string().min(1).max(MAX_PATTERN_LENGTH),
+    pattern: z.string().min(1).max(MAX_URL_PATTERN_LENGTH),
   })
   .superRefine((config, ctx) => {
-    if (!isSafePattern(config.matchType, config.pattern)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['pattern'],
-        message:
-          (config.matchType === 'regex' ? regexPatternProblem(config.pattern) : null) ??
-          'pattern is not allowed',
-      });
-    }
+    const problem = patternProblem(config.matchType, config.pattern);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['pattern'], message: problem });
   });
 
 /** `{ type: URL_MATCH | MANUAL, config }`, a single object. MANUAL's config is free-form and defaults to `{}`. */
@@ -204,7 +196,6 @@ export const deleteFlowQuery = z.object({
     .transform((v) => v === 'true'),
 });
 
-export const flowParams = z.object({ id: z.string() });
 export const stepParams = z.object({ id: z.string(), stepId: z.string() });
 
 const referrer = z.object({ type: z.string(), id: z.string(), name: z.string() });

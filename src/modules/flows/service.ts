@@ -1,14 +1,28 @@
 import { and, count, desc, eq, ilike, ne, type SQL, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '../../db/client.js';
-import { type FlowStatus, flowSteps, flows } from '../../db/schema/index.js';
-import { audit } from '../../platform/context.js';
+import { flowSteps, flows } from '../../db/schema/index.js';
+import { audit, type ServiceCtx } from '../../platform/context.js';
 import { validationError } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
-import { containsPattern, pageOffset } from '../../platform/pagination.js';
+import { containsPattern, listPage } from '../../platform/pagination.js';
 import type { Referrer } from '../../platform/references.js';
+import { sameJson } from '../../platform/same-json.js';
+import { assertScheduleWindow } from '../../platform/schedule.js';
+import { stateColumns } from '../../platform/state-machine.js';
 import { assertAudienceUsable } from '../audiences/lookup.js';
 import { assertPlanAllows } from '../pricing/enforce.js';
-import { type FlowCtx, type FlowRecord, type FlowRow, findFlow, flowMissing, withSteps } from './records.js';
+import {
+  type FlowRecord,
+  type FlowRow,
+  findFlow,
+  flowMissing,
+  loadSteps,
+  type StepRow,
+  stepFields,
+  stepValues,
+  toFlowRecord,
+  withSteps,
+} from './records.js';
 import type {
   CreateFlowInput,
   FlowTemplate,
@@ -17,10 +31,7 @@ import type {
   ListFlowsQuery,
   UpdateFlowInput,
 } from './schemas.js';
-import { type FlowAction, nextFlowStatus } from './transitions.js';
-
-export { loadDeliverableFlows } from './delivery.js';
-export { archiveExpiredFlows, publishDueFlows } from './scheduling.js';
+import { FLOW_AUDIT_ACTION, type FlowAction, nextFlowStatus } from './transitions.js';
 
 const ENTITY = 'flow';
 
@@ -29,14 +40,14 @@ const ENTITY = 'flow';
 // Columns of the outer query are qualified by hand: drizzle prints them bare inside a subquery.
 const stepCount = sql<number>`(select count(*) from flow_steps s where s.flow_id = "flows"."id" and s.tenant_id = "flows"."tenant_id")`;
 
-export async function listFlows(ctx: FlowCtx, query: ListFlowsQuery) {
+export async function listFlows(ctx: ServiceCtx, query: ListFlowsQuery) {
   const where: SQL[] = [eq(flows.tenantId, ctx.tenantId)];
   // Archived flows are soft-deleted: hidden unless asked for by status.
   where.push(query.status ? eq(flows.status, query.status) : ne(flows.status, 'ARCHIVED'));
   if (query.template) where.push(eq(flows.template, query.template));
   if (query.siteId) where.push(eq(flows.siteId, query.siteId));
   if (query.search) where.push(ilike(flows.name, containsPattern(query.search)));
-  const [rows, [total]] = await Promise.all([
+  const page = await listPage(
     ctx.db
       .select({
         id: flows.id,
@@ -56,26 +67,25 @@ export async function listFlows(ctx: FlowCtx, query: ListFlowsQuery) {
       })
       .from(flows)
       .where(and(...where))
-      .orderBy(desc(flows.createdAt), desc(flows.id))
-      .limit(query.limit)
-      .offset(pageOffset(query)),
+      .orderBy(desc(flows.createdAt), desc(flows.id)),
     ctx.db
       .select({ n: count() })
       .from(flows)
       .where(and(...where)),
-  ]);
+    query,
+  );
   return {
-    rows: rows.map(({ steps, ...row }) => ({
+    ...page,
+    data: page.data.map(({ steps, ...row }) => ({
       ...row,
       template: row.template as FlowTemplate,
       trigger: row.trigger as FlowTrigger | null,
       _count: { steps },
     })),
-    total: total?.n ?? 0,
   };
 }
 
-export async function getFlow(ctx: FlowCtx, id: string): Promise<FlowRecord> {
+export async function getFlow(ctx: ServiceCtx, id: string): Promise<FlowRecord> {
   const row = await findFlow(ctx.db, ctx.tenantId, id);
   if (!row) throw flowMissing();
   return withSteps(ctx.db, row);
@@ -84,29 +94,14 @@ export async function getFlow(ctx: FlowCtx, id: string): Promise<FlowRecord> {
 // ---- create and update -----------------------------------------------------------------------
 
 /** Replaces nothing: inserts `steps` in array order (0..n-1) for a flow that has none. */
-async function insertSteps(tx: Executor, ctx: FlowCtx, flowId: string, steps: InlineStep[]) {
+async function insertSteps(tx: Executor, ctx: ServiceCtx, flowId: string, steps: InlineStep[]) {
   if (steps.length === 0) return;
-  await tx.insert(flowSteps).values(
-    steps.map((s, i) => ({
-      id: newId(),
-      tenantId: ctx.tenantId,
-      flowId,
-      order: i,
-      type: s.type,
-      targetSelector: s.targetSelector ?? null,
-      content: s.content ?? {},
-      settings: s.settings ?? {},
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
-    })),
-  );
+  await tx.insert(flowSteps).values(steps.map((s, i) => stepValues(ctx, flowId, i, s)));
 }
 
-function assertWindow(scheduledAt: Date | null, expiresAt: Date | null) {
-  if (scheduledAt && expiresAt && expiresAt.getTime() <= scheduledAt.getTime()) {
-    throw validationError([{ path: 'expiresAt', message: 'expiresAt must be after scheduledAt' }]);
-  }
-}
+/** Whether `steps` (sent inline) are the stored ones: same fields in the same order. */
+const sameSteps = (steps: InlineStep[], stored: StepRow[]) =>
+  steps.length === stored.length && steps.every((s, i) => sameJson(stepFields(s), stepFields(stored[i]!)));
 
 /** A flow cannot go live once its expiry has passed (it would be archived by the scheduler at once). */
 function assertNotExpired(expiresAt: Date | null, now: Date) {
@@ -117,8 +112,8 @@ function assertNotExpired(expiresAt: Date | null, now: Date) {
   }
 }
 
-export async function createFlow(ctx: FlowCtx, input: CreateFlowInput): Promise<FlowRecord> {
-  assertWindow(input.scheduledAt ?? null, input.expiresAt ?? null);
+export async function createFlow(ctx: ServiceCtx, input: CreateFlowInput): Promise<FlowRecord> {
+  assertScheduleWindow(input.scheduledAt ?? null, input.expiresAt ?? null);
   return ctx.db.transaction(async (tx) => {
     await assertPlanAllows(tx, ctx.tenantId, 'flows');
     if (input.audienceId) await assertAudienceUsable(tx, ctx.tenantId, input.audienceId, 'audienceId');
@@ -166,9 +161,12 @@ const UPDATABLE = [
 
 /**
  * Any subset of the create fields; `steps` replaces the list (new ids, array order); `status`
- * only as the table allows (restore by update, or the status the flow already has).
+ * only as the table allows (restore by update, or the status the flow already has). Only the
+ * fields whose value differs are written and audited; steps are the same when each one's type,
+ * targetSelector, content and settings equal the stored step's, in order. A PATCH that changes
+ * nothing answers the flow as it is: no write, no audit row, updatedAt unchanged.
  */
-export async function updateFlow(ctx: FlowCtx, id: string, input: UpdateFlowInput): Promise<FlowRecord> {
+export async function updateFlow(ctx: ServiceCtx, id: string, input: UpdateFlowInput): Promise<FlowRecord> {
   return ctx.db.transaction(async (tx) => {
     const flow = await findFlow(tx, ctx.tenantId, id, { lock: true });
     if (!flow) throw flowMissing();
@@ -177,41 +175,43 @@ export async function updateFlow(ctx: FlowCtx, id: string, input: UpdateFlowInpu
     if (input.status !== undefined) {
       status = nextFlowStatus(flow, `set-status-${input.status}` as FlowAction, ctx.now);
     }
-    const changed: string[] = UPDATABLE.filter((k) => input[k] !== undefined);
-    if (input.steps !== undefined) changed.push('steps');
+    const set: Partial<typeof flows.$inferInsert> = {};
+    const changed: string[] = [];
+    for (const key of UPDATABLE) {
+      if (input[key] !== undefined && !sameJson(input[key], flow[key])) {
+        (set as Record<string, unknown>)[key] = input[key];
+        changed.push(key);
+      }
+    }
+    const storedSteps = await loadSteps(tx, ctx.tenantId, flow.id);
+    const newSteps = input.steps !== undefined && !sameSteps(input.steps, storedSteps) ? input.steps : null;
+    if (newSteps) changed.push('steps');
     if (status !== flow.status) changed.push('status');
-    if (changed.length === 0) return withSteps(tx, flow);
+    if (changed.length === 0) return toFlowRecord(flow, storedSteps);
 
     if (input.audienceId) await assertAudienceUsable(tx, ctx.tenantId, input.audienceId, 'audienceId');
-    const scheduledAt = input.scheduledAt !== undefined ? input.scheduledAt : flow.scheduledAt;
-    const expiresAt = input.expiresAt !== undefined ? input.expiresAt : flow.expiresAt;
-    if (input.scheduledAt !== undefined || input.expiresAt !== undefined)
-      assertWindow(scheduledAt, expiresAt);
+    const next = { ...flow, ...set } as FlowRow;
+    if ('scheduledAt' in set || 'expiresAt' in set) assertScheduleWindow(next.scheduledAt, next.expiresAt);
     const publishing = status === 'PUBLISHED' && flow.status !== 'PUBLISHED';
-    if (publishing) assertNotExpired(expiresAt, ctx.now);
+    if (publishing) assertNotExpired(next.expiresAt, ctx.now);
     if (flow.status === 'ARCHIVED' && status !== 'ARCHIVED')
       await assertPlanAllows(tx, ctx.tenantId, 'flows');
 
-    const set: Partial<typeof flows.$inferInsert> = { updatedAt: ctx.now };
-    for (const key of UPDATABLE) {
-      if (input[key] !== undefined) (set as Record<string, unknown>)[key] = input[key];
-    }
-    if (status !== flow.status) {
-      set.status = status;
-      set.archivedAt = null;
-      if (publishing) set.publishedAt = ctx.now;
-    }
     const [row] = await tx
       .update(flows)
-      .set(set)
+      .set({
+        ...set,
+        ...(status !== flow.status ? stateColumns(flow.status, status, ctx.now) : {}),
+        updatedAt: ctx.now,
+      })
       .where(and(eq(flows.tenantId, ctx.tenantId), eq(flows.id, flow.id)))
       .returning();
 
-    if (input.steps !== undefined) {
+    if (newSteps) {
       await tx
         .delete(flowSteps)
         .where(and(eq(flowSteps.tenantId, ctx.tenantId), eq(flowSteps.flowId, flow.id)));
-      await insertSteps(tx, ctx, flow.id, input.steps);
+      await insertSteps(tx, ctx, flow.id, newSteps);
     }
 
     await audit(ctx, tx, {
@@ -231,18 +231,11 @@ export async function updateFlow(ctx: FlowCtx, id: string, input: UpdateFlowInpu
         metadata: { from: flow.status, to: status, via: 'update' },
       });
     }
-    return withSteps(tx, row!);
+    return newSteps ? withSteps(tx, row!) : toFlowRecord(row!, storedSteps);
   });
 }
 
 // ---- lifecycle -------------------------------------------------------------------------------
-
-const AUDIT_OF: Record<FlowStatus, string> = {
-  PUBLISHED: 'FLOW_PUBLISHED',
-  SCHEDULED: 'FLOW_PUBLISHED',
-  ARCHIVED: 'FLOW_ARCHIVED',
-  DRAFT: 'FLOW_UPDATED',
-};
 
 interface TransitionResult {
   flow: FlowRecord;
@@ -254,7 +247,7 @@ interface TransitionResult {
  * a transition to the state the flow is already in (archiving an archived flow) changes nothing.
  */
 async function transition(
-  ctx: FlowCtx,
+  ctx: ServiceCtx,
   id: string,
   action: Extract<FlowAction, 'publish' | 'archive' | 'delete' | 'restore'>,
   disable?: (tx: Transaction) => Promise<Referrer[]>,
@@ -270,16 +263,13 @@ async function transition(
     const disabledDependents = disable ? await disable(tx) : [];
     let row: FlowRow = flow;
     if (to !== flow.status) {
-      const set: Partial<typeof flows.$inferInsert> = { status: to, updatedAt: ctx.now };
-      if (to === 'PUBLISHED') set.publishedAt = ctx.now;
-      set.archivedAt = to === 'ARCHIVED' ? ctx.now : null;
       [row] = (await tx
         .update(flows)
-        .set(set)
+        .set(stateColumns(flow.status, to, ctx.now))
         .where(and(eq(flows.tenantId, ctx.tenantId), eq(flows.id, flow.id)))
         .returning()) as [FlowRow];
       await audit(ctx, tx, {
-        action: AUDIT_OF[to],
+        action: FLOW_AUDIT_ACTION[to],
         entityType: ENTITY,
         entityId: flow.id,
         metadata: {
@@ -296,12 +286,12 @@ async function transition(
   });
 }
 
-export const publishFlow = async (ctx: FlowCtx, id: string) => (await transition(ctx, id, 'publish')).flow;
-export const archiveFlow = async (ctx: FlowCtx, id: string) => (await transition(ctx, id, 'archive')).flow;
-export const restoreFlow = async (ctx: FlowCtx, id: string) => (await transition(ctx, id, 'restore')).flow;
+export const publishFlow = async (ctx: ServiceCtx, id: string) => (await transition(ctx, id, 'publish')).flow;
+export const archiveFlow = async (ctx: ServiceCtx, id: string) => (await transition(ctx, id, 'archive')).flow;
+export const restoreFlow = async (ctx: ServiceCtx, id: string) => (await transition(ctx, id, 'restore')).flow;
 
 /** Soft delete (→ ARCHIVED, steps kept); `disable` switches off dependents in the same transaction. */
-export const deleteFlow = (ctx: FlowCtx, id: string, disable?: (tx: Transaction) => Promise<Referrer[]>) =>
+export const deleteFlow = (ctx: ServiceCtx, id: string, disable?: (tx: Transaction) => Promise<Referrer[]>) =>
   transition(ctx, id, 'delete', disable);
 
 /** Flows still using an audience (non-archived): the audience cannot be deleted while any remain. */

@@ -1,18 +1,18 @@
 import { and, count, eq, gt, gte, lt, lte, sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client.js';
 import { flowSteps, flows } from '../../db/schema/index.js';
-import { audit } from '../../platform/context.js';
+import { audit, type ServiceCtx } from '../../platform/context.js';
 import { validationError } from '../../platform/errors.js';
-import { isUuid, newId } from '../../platform/ids.js';
+import { isUuid } from '../../platform/ids.js';
 import { sameJson } from '../../platform/same-json.js';
 import {
-  type FlowCtx,
   type FlowStepRecord,
   findFlow,
+  findStep,
   flowMissing,
   loadSteps,
-  stepColumns,
   stepMissing,
+  stepValues,
   toStep,
 } from './records.js';
 import { type CreateStepInput, MAX_FLOW_STEPS, type UpdateStepInput } from './schemas.js';
@@ -24,11 +24,11 @@ import { type CreateStepInput, MAX_FLOW_STEPS, type UpdateStepInput } from './sc
  * still be edited (the flow keeps its record; it can be restored).
  */
 
-const sameFlow = (ctx: FlowCtx, flowId: string) =>
+const sameFlow = (ctx: ServiceCtx, flowId: string) =>
   and(eq(flowSteps.tenantId, ctx.tenantId), eq(flowSteps.flowId, flowId));
 
 /** Locks the flow and bumps its updatedAt; 404 when it is not the tenant's. */
-async function touchFlow(tx: Transaction, ctx: FlowCtx, flowId: string): Promise<void> {
+async function touchFlow(tx: Transaction, ctx: ServiceCtx, flowId: string): Promise<void> {
   if (!isUuid(flowId)) throw flowMissing();
   const [row] = await tx
     .update(flows)
@@ -38,23 +38,18 @@ async function touchFlow(tx: Transaction, ctx: FlowCtx, flowId: string): Promise
   if (!row) throw flowMissing();
 }
 
-async function stepCount(tx: Transaction, ctx: FlowCtx, flowId: string): Promise<number> {
+/** Locks the flow row without changing it; 404 when it is not the tenant's. */
+async function lockFlow(tx: Transaction, ctx: ServiceCtx, flowId: string): Promise<void> {
+  if (!(await findFlow(tx, ctx.tenantId, flowId, { lock: true }))) throw flowMissing();
+}
+
+async function stepCount(tx: Transaction, ctx: ServiceCtx, flowId: string): Promise<number> {
   const [row] = await tx.select({ n: count() }).from(flowSteps).where(sameFlow(ctx, flowId));
   return row?.n ?? 0;
 }
 
-async function findStep(tx: Transaction, ctx: FlowCtx, flowId: string, stepId: string) {
-  if (!isUuid(stepId)) return null;
-  const [row] = await tx
-    .select(stepColumns)
-    .from(flowSteps)
-    .where(and(sameFlow(ctx, flowId), eq(flowSteps.id, stepId)))
-    .limit(1);
-  return row ?? null;
-}
-
 const auditSteps = (
-  ctx: FlowCtx,
+  ctx: ServiceCtx,
   tx: Transaction,
   flowId: string,
   operation: string,
@@ -67,27 +62,26 @@ const auditSteps = (
     metadata: { changed: ['steps'], operation, ...extra },
   });
 
-export async function listSteps(ctx: FlowCtx, flowId: string): Promise<FlowStepRecord[]> {
+export async function listSteps(ctx: ServiceCtx, flowId: string): Promise<FlowStepRecord[]> {
   const flow = await findFlow(ctx.db, ctx.tenantId, flowId);
   if (!flow) throw flowMissing();
   return (await loadSteps(ctx.db, ctx.tenantId, flow.id)).map(toStep);
 }
 
-export async function getStep(ctx: FlowCtx, flowId: string, stepId: string): Promise<FlowStepRecord> {
+export async function getStep(ctx: ServiceCtx, flowId: string, stepId: string): Promise<FlowStepRecord> {
   const flow = await findFlow(ctx.db, ctx.tenantId, flowId);
   if (!flow) throw flowMissing();
-  if (!isUuid(stepId)) throw stepMissing();
-  const [row] = await ctx.db
-    .select(stepColumns)
-    .from(flowSteps)
-    .where(and(sameFlow(ctx, flow.id), eq(flowSteps.id, stepId)))
-    .limit(1);
-  if (!row) throw stepMissing();
-  return toStep(row);
+  const step = await findStep(ctx.db, ctx.tenantId, flow.id, stepId);
+  if (!step) throw stepMissing();
+  return toStep(step);
 }
 
 /** Inserts at `order` (shifting the rest down); absent or past the end appends. */
-export async function addStep(ctx: FlowCtx, flowId: string, input: CreateStepInput): Promise<FlowStepRecord> {
+export async function addStep(
+  ctx: ServiceCtx,
+  flowId: string,
+  input: CreateStepInput,
+): Promise<FlowStepRecord> {
   return ctx.db.transaction(async (tx) => {
     await touchFlow(tx, ctx, flowId);
     const n = await stepCount(tx, ctx, flowId);
@@ -103,33 +97,11 @@ export async function addStep(ctx: FlowCtx, flowId: string, input: CreateStepInp
     }
     const [row] = await tx
       .insert(flowSteps)
-      .values({
-        id: newId(),
-        tenantId: ctx.tenantId,
-        flowId,
-        order: position,
-        type: input.type,
-        targetSelector: input.targetSelector ?? null,
-        content: input.content ?? {},
-        settings: input.settings ?? {},
-        createdAt: ctx.now,
-        updatedAt: ctx.now,
-      })
-      .returning(stepColumns);
+      .values(stepValues(ctx, flowId, position, input))
+      .returning();
     await auditSteps(ctx, tx, flowId, 'step_added', { stepId: row!.id, order: position });
     return toStep(row!);
   });
-}
-
-/** Locks the flow row without changing it; 404 when it is not the tenant's. */
-async function lockFlow(tx: Transaction, ctx: FlowCtx, flowId: string): Promise<void> {
-  if (!isUuid(flowId)) throw flowMissing();
-  const [row] = await tx
-    .select({ id: flows.id })
-    .from(flows)
-    .where(and(eq(flows.tenantId, ctx.tenantId), eq(flows.id, flowId)))
-    .for('update');
-  if (!row) throw flowMissing();
 }
 
 /**
@@ -139,14 +111,14 @@ async function lockFlow(tx: Transaction, ctx: FlowCtx, flowId: string): Promise<
  * step's nor the flow's updatedAt bumped.
  */
 export async function updateStep(
-  ctx: FlowCtx,
+  ctx: ServiceCtx,
   flowId: string,
   stepId: string,
   input: UpdateStepInput,
 ): Promise<FlowStepRecord> {
   return ctx.db.transaction(async (tx) => {
     await lockFlow(tx, ctx, flowId);
-    const step = await findStep(tx, ctx, flowId, stepId);
+    const step = await findStep(tx, ctx.tenantId, flowId, stepId);
     if (!step) throw stepMissing();
     const set: Partial<typeof flowSteps.$inferInsert> = { updatedAt: ctx.now };
     const changed: string[] = [];
@@ -178,14 +150,14 @@ export async function updateStep(
       .update(flowSteps)
       .set(set)
       .where(and(sameFlow(ctx, flowId), eq(flowSteps.id, step.id)))
-      .returning(stepColumns);
+      .returning();
     await auditSteps(ctx, tx, flowId, 'step_updated', { stepId: step.id, fields: changed });
     return toStep(row!);
   });
 }
 
 /** Hard delete; the steps after it move up one. */
-export async function deleteStep(ctx: FlowCtx, flowId: string, stepId: string): Promise<void> {
+export async function deleteStep(ctx: ServiceCtx, flowId: string, stepId: string): Promise<void> {
   await ctx.db.transaction(async (tx) => {
     await touchFlow(tx, ctx, flowId);
     if (!isUuid(stepId)) throw stepMissing();
@@ -202,21 +174,24 @@ export async function deleteStep(ctx: FlowCtx, flowId: string, stepId: string): 
   });
 }
 
-/** `stepIds` must be exactly the flow's step ids (each once), in the new order. */
+/**
+ * `stepIds` must be exactly the flow's step ids (each once), in the new order. An order that
+ * moves nothing answers the steps as they are: no write, no audit row, updatedAt unchanged.
+ */
 export async function reorderSteps(
-  ctx: FlowCtx,
+  ctx: ServiceCtx,
   flowId: string,
   stepIds: string[],
 ): Promise<FlowStepRecord[]> {
   return ctx.db.transaction(async (tx) => {
-    await touchFlow(tx, ctx, flowId);
+    await lockFlow(tx, ctx, flowId);
     const current = await loadSteps(tx, ctx.tenantId, flowId);
-    const known = new Set(current.map((s) => s.id));
+    const byId = new Map(current.map((s) => [s.id, s]));
     const seen = new Set<string>();
     const problems: string[] = [];
     for (const id of stepIds) {
       if (seen.has(id)) problems.push(`${id} is listed twice`);
-      else if (!known.has(id)) problems.push(`${id} is not a step of this flow`);
+      else if (!byId.has(id)) problems.push(`${id} is not a step of this flow`);
       seen.add(id);
     }
     const missing = current.filter((s) => !seen.has(s.id)).map((s) => s.id);
@@ -229,18 +204,17 @@ export async function reorderSteps(
         },
       ]);
     }
-    const moved = stepIds.filter((id, i) => current[i]!.id !== id);
-    if (moved.length > 0) {
-      const positions = sql.join(
-        stepIds.map((id, i) => sql`when ${id}::uuid then ${i}::integer`),
-        sql` `,
-      );
-      await tx
-        .update(flowSteps)
-        .set({ order: sql`case ${flowSteps.id} ${positions} end`, updatedAt: ctx.now })
-        .where(sameFlow(ctx, flowId));
-    }
+    if (stepIds.every((id, i) => current[i]!.id === id)) return current.map(toStep);
+    await touchFlow(tx, ctx, flowId);
+    const positions = sql.join(
+      stepIds.map((id, i) => sql`when ${id}::uuid then ${i}::integer`),
+      sql` `,
+    );
+    await tx
+      .update(flowSteps)
+      .set({ order: sql`case ${flowSteps.id} ${positions} end`, updatedAt: ctx.now })
+      .where(sameFlow(ctx, flowId));
     await auditSteps(ctx, tx, flowId, 'steps_reordered', { stepIds });
-    return (await loadSteps(tx, ctx.tenantId, flowId)).map(toStep);
+    return stepIds.map((id, i) => toStep({ ...byId.get(id)!, order: i, updatedAt: ctx.now }));
   });
 }

@@ -11,6 +11,8 @@ import { transitionTable } from '../../platform/state-machine.js';
  * - `set-status-<S>` is a PATCH carrying `status: S`: restoring by update (ARCHIVED → DRAFT or
  *   PUBLISHED), or resending the status the flow already has (a no-op, so a client may PATCH
  *   back the record it read). Every other status change by PATCH is refused.
+ * - `publishDue` and `expire` are the scheduler's (DECISIONS §6): a SCHEDULED flow is published
+ *   at `scheduledAt`; a PUBLISHED or SCHEDULED one is archived at `expiresAt`.
  */
 export const FLOW_ACTIONS = [
   'publish',
@@ -21,6 +23,8 @@ export const FLOW_ACTIONS = [
   'set-status-PUBLISHED',
   'set-status-SCHEDULED',
   'set-status-ARCHIVED',
+  'publishDue',
+  'expire',
 ] as const;
 export type FlowAction = (typeof FLOW_ACTIONS)[number];
 
@@ -33,7 +37,17 @@ export const flowLifecycle = transitionTable<FlowStatus, FlowAction>({
   'set-status-PUBLISHED': { from: ['ARCHIVED', 'PUBLISHED'], to: 'PUBLISHED' },
   'set-status-SCHEDULED': { from: ['SCHEDULED'], to: 'SCHEDULED' },
   'set-status-ARCHIVED': { from: ['ARCHIVED'], to: 'ARCHIVED' },
+  publishDue: { from: ['SCHEDULED'], to: 'PUBLISHED' },
+  expire: { from: ['PUBLISHED', 'SCHEDULED'], to: 'ARCHIVED' },
 });
+
+/** The audit action of a move to `to` (there is no FLOW_RESTORED: back to DRAFT is an update). */
+export const FLOW_AUDIT_ACTION: Record<FlowStatus, string> = {
+  PUBLISHED: 'FLOW_PUBLISHED',
+  SCHEDULED: 'FLOW_PUBLISHED',
+  ARCHIVED: 'FLOW_ARCHIVED',
+  DRAFT: 'FLOW_UPDATED',
+};
 
 /**
  * The one place a flow's next status is decided: the table, then the scheduling rule of

@@ -1,8 +1,8 @@
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
-import { type Actor, createTenant } from '../../../test/helpers/factories.js';
-import { auditLogs, inviteLinks, type Role } from '../../db/schema/index.js';
+import { type Actor, auditEntries, createTenant } from '../../../test/helpers/factories.js';
+import { inviteLinks, type Role } from '../../db/schema/index.js';
 import { randomHex } from '../../platform/crypto.js';
 import { INVITE_TTL_MS } from './invites.js';
 
@@ -55,16 +55,6 @@ const listedIds = async (actor: Actor) => (await listLinks(actor, '?limit=100'))
 async function linkRow(id: string) {
   const [row] = await db().select().from(inviteLinks).where(eq(inviteLinks.id, id));
   return row!;
-}
-
-async function auditFor(tenantId: string, entityId: string, action: string) {
-  return db()
-    .select()
-    .from(auditLogs)
-    .where(
-      and(eq(auditLogs.tenantId, tenantId), eq(auditLogs.entityId, entityId), eq(auditLogs.action, action)),
-    )
-    .orderBy(auditLogs.createdAt, auditLogs.id);
 }
 
 /** Joins through the link as a brand-new user. */
@@ -196,7 +186,10 @@ describe('DELETE /api/tenants/invites/links/:id', () => {
     await expectRevoked(link.id, link.token);
     expect(await listedIds(admin)).toEqual([other.id]);
 
-    const [entry, ...more] = await auditFor(acme.tenantId, link.id, 'INVITE_LINK_REVOKED');
+    const [entry, ...more] = await auditEntries(t, acme.tenantId, {
+      entityId: link.id,
+      action: 'INVITE_LINK_REVOKED',
+    });
     expect(more).toHaveLength(0);
     expect(entry).toMatchObject({
       entityType: 'invite_link',
@@ -207,7 +200,9 @@ describe('DELETE /api/tenants/invites/links/:id', () => {
 
     // Revoking again: 404, and no second audit entry.
     expectError(await api('DELETE', `/api/tenants/invites/links/${link.id}`, admin), 404, 'NOT_FOUND');
-    expect(await auditFor(acme.tenantId, link.id, 'INVITE_LINK_REVOKED')).toHaveLength(1);
+    expect(
+      await auditEntries(t, acme.tenantId, { entityId: link.id, action: 'INVITE_LINK_REVOKED' }),
+    ).toHaveLength(1);
 
     // The other link still works.
     expect((await acceptAsNewUser(other.token)).statusCode).toBe(200);
@@ -236,7 +231,9 @@ describe('DELETE /api/tenants/invites/links/:id', () => {
     );
     await expectLive(ownerLink.id);
     await expectLive(adminLink.id);
-    expect(await auditFor(acme.tenantId, ownerLink.id, 'INVITE_LINK_REVOKED')).toHaveLength(0);
+    expect(
+      await auditEntries(t, acme.tenantId, { entityId: ownerLink.id, action: 'INVITE_LINK_REVOKED' }),
+    ).toHaveLength(0);
 
     expect((await api('DELETE', `/api/tenants/invites/links/${adminLink.id}`, admin)).statusCode).toBe(204);
     expect((await api('DELETE', `/api/tenants/invites/links/${ownerLink.id}`, acme.owner)).statusCode).toBe(
@@ -295,13 +292,19 @@ describe('links outliving their creator', () => {
     await expectLive(kept!.id);
     expect(await listedIds(acme.owner)).toEqual([kept!.id]);
 
-    const [entry] = await auditFor(acme.tenantId, leaving.memberId, 'MEMBER_REMOVED');
+    const [entry] = await auditEntries(t, acme.tenantId, {
+      entityId: leaving.memberId,
+      action: 'MEMBER_REMOVED',
+    });
     expect(entry!.metadata).toMatchObject({ role: 'ADMIN', userId: leaving.userId, revokedInviteLinks: 2 });
 
     // A member without links: the count is 0.
     const editor = await acme.as('EDITOR');
     expect((await api('DELETE', memberUrl(editor), staying)).statusCode).toBe(204);
-    const [none] = await auditFor(acme.tenantId, editor.memberId, 'MEMBER_REMOVED');
+    const [none] = await auditEntries(t, acme.tenantId, {
+      entityId: editor.memberId,
+      action: 'MEMBER_REMOVED',
+    });
     expect(none!.metadata).toMatchObject({ revokedInviteLinks: 0 });
   });
 
@@ -328,14 +331,20 @@ describe('links outliving their creator', () => {
     expect(res.statusCode, res.body).toBe(200);
     await expectRevoked(ownerL!.id, ownerL!.token);
     for (const l of [adminL!, editorL!, viewerL!, bystander]) await expectLive(l.id);
-    let entries = await auditFor(acme.tenantId, coOwner.memberId, 'MEMBER_ROLE_CHANGED');
+    let entries = await auditEntries(t, acme.tenantId, {
+      entityId: coOwner.memberId,
+      action: 'MEMBER_ROLE_CHANGED',
+    });
     expect(entries.at(-1)!.metadata).toMatchObject({ from: 'OWNER', to: 'ADMIN', revokedInviteLinks: 1 });
 
     // A promotion revokes nothing.
     res = await api('PATCH', memberUrl(coOwner), acme.owner, { role: 'OWNER' });
     expect(res.statusCode).toBe(200);
     for (const l of [adminL!, editorL!, viewerL!]) await expectLive(l.id);
-    entries = await auditFor(acme.tenantId, coOwner.memberId, 'MEMBER_ROLE_CHANGED');
+    entries = await auditEntries(t, acme.tenantId, {
+      entityId: coOwner.memberId,
+      action: 'MEMBER_ROLE_CHANGED',
+    });
     expect(entries.at(-1)!.metadata).toMatchObject({ from: 'ADMIN', to: 'OWNER', revokedInviteLinks: 0 });
 
     // OWNER → VIEWER: the ADMIN and EDITOR links go, the VIEWER link stays.
@@ -345,7 +354,10 @@ describe('links outliving their creator', () => {
     await expectRevoked(editorL!.id, editorL!.token);
     await expectLive(viewerL!.id);
     await expectLive(bystander.id);
-    entries = await auditFor(acme.tenantId, coOwner.memberId, 'MEMBER_ROLE_CHANGED');
+    entries = await auditEntries(t, acme.tenantId, {
+      entityId: coOwner.memberId,
+      action: 'MEMBER_ROLE_CHANGED',
+    });
     expect(entries.at(-1)!.metadata).toMatchObject({ from: 'OWNER', to: 'VIEWER', revokedInviteLinks: 2 });
     expect(new Set(await listedIds(acme.owner))).toEqual(new Set([viewerL!.id, bystander.id]));
   });

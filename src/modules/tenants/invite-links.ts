@@ -3,12 +3,13 @@ import type { Executor } from '../../db/client.js';
 import { inviteLinks, ROLES, type Role } from '../../db/schema/index.js';
 import { ROLE_RANK } from '../../platform/auth/guard.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
-import { AppError, notFound } from '../../platform/errors.js';
+import { notFound } from '../../platform/errors.js';
 import { isUuid } from '../../platform/ids.js';
-import { type PageRequest, pageOffset } from '../../platform/pagination.js';
+import { listPage, type PageRequest } from '../../platform/pagination.js';
+import { assertOwnerFor } from './roles.js';
 
 /** What an invite link looks like outside the service: never the token or its hash. */
-export const inviteLinkColumns = {
+const inviteLinkColumns = {
   id: inviteLinks.id,
   role: inviteLinks.role,
   createdBy: inviteLinks.createdBy,
@@ -18,24 +19,26 @@ export const inviteLinkColumns = {
 
 const linkNotFound = () => notFound('Invite link');
 
-/** A link is usable while it is neither revoked nor expired at `now` (the app's clock). */
-const usable = (tenantId: string, now: Date): SQL =>
-  and(eq(inviteLinks.tenantId, tenantId), isNull(inviteLinks.revokedAt), gt(inviteLinks.expiresAt, now))!;
+/** A link is usable while it is neither revoked nor expired at the request's time. */
+const usable = (ctx: ServiceCtx): SQL =>
+  and(
+    eq(inviteLinks.tenantId, ctx.tenantId),
+    isNull(inviteLinks.revokedAt),
+    gt(inviteLinks.expiresAt, ctx.now),
+  )!;
 
 /** GET /api/tenants/invites/links: the tenant's usable links, newest first. */
-export async function listInviteLinks(ctx: ServiceCtx, query: PageRequest, now: Date) {
-  const where = usable(ctx.tenantId, now);
-  const [rows, [total]] = await Promise.all([
+export async function listInviteLinks(ctx: ServiceCtx, query: PageRequest) {
+  const where = usable(ctx);
+  return listPage(
     ctx.db
       .select(inviteLinkColumns)
       .from(inviteLinks)
       .where(where)
-      .orderBy(desc(inviteLinks.createdAt), desc(inviteLinks.id))
-      .limit(query.limit)
-      .offset(pageOffset(query)),
+      .orderBy(desc(inviteLinks.createdAt), desc(inviteLinks.id)),
     ctx.db.select({ n: count() }).from(inviteLinks).where(where),
-  ]);
-  return { rows, total: total?.n ?? 0 };
+    query,
+  );
 }
 
 /**
@@ -44,26 +47,19 @@ export async function listInviteLinks(ctx: ServiceCtx, query: PageRequest, now: 
  * unknown, other-tenant, malformed, expired or already revoked link answers 404; an OWNER link
  * needs the OWNER role (as creating one does).
  */
-export async function revokeInviteLink(
-  ctx: ServiceCtx,
-  actorRole: Role,
-  id: string,
-  now: Date,
-): Promise<void> {
+export async function revokeInviteLink(ctx: ServiceCtx, actorRole: Role, id: string): Promise<void> {
   if (!isUuid(id)) throw linkNotFound();
   await ctx.db.transaction(async (tx) => {
     const [link] = await tx
       .select(inviteLinkColumns)
       .from(inviteLinks)
-      .where(and(usable(ctx.tenantId, now), eq(inviteLinks.id, id)))
+      .where(and(usable(ctx), eq(inviteLinks.id, id)))
       .for('update');
     if (!link) throw linkNotFound();
-    if (link.role === 'OWNER' && actorRole !== 'OWNER') {
-      throw new AppError('INSUFFICIENT_ROLE', 'Only an OWNER can revoke an OWNER invite link');
-    }
+    assertOwnerFor(actorRole, link.role, 'revoke an OWNER invite link');
     await tx
       .update(inviteLinks)
-      .set({ expiresAt: now, revokedAt: now })
+      .set({ expiresAt: ctx.now, revokedAt: ctx.now })
       .where(and(eq(inviteLinks.tenantId, ctx.tenantId), eq(inviteLinks.id, id)));
     await audit(ctx, tx, {
       action: 'INVITE_LINK_REVOKED',
@@ -84,14 +80,13 @@ export async function revokeInviteLink(
  * demotion) and returns how many links it revoked, for that action's audit entry.
  */
 export async function revokeLinksCreatedBy(
+  ctx: ServiceCtx,
   tx: Executor,
-  tenantId: string,
   userId: string | null,
-  now: Date,
   above?: Role,
 ): Promise<number> {
   if (!userId) return 0;
-  const where: SQL[] = [usable(tenantId, now), eq(inviteLinks.createdBy, userId)];
+  const where: SQL[] = [usable(ctx), eq(inviteLinks.createdBy, userId)];
   if (above) {
     const higher = ROLES.filter((r) => ROLE_RANK[r] > ROLE_RANK[above]);
     if (higher.length === 0) return 0;
@@ -99,7 +94,7 @@ export async function revokeLinksCreatedBy(
   }
   const revoked = await tx
     .update(inviteLinks)
-    .set({ expiresAt: now, revokedAt: now })
+    .set({ expiresAt: ctx.now, revokedAt: ctx.now })
     .where(and(...where))
     .returning({ id: inviteLinks.id });
   return revoked.length;

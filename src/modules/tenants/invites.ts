@@ -3,42 +3,32 @@ import type { Executor } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { inviteLinks, members, type Role, tenants } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
-import { randomToken, sha256 } from '../../platform/crypto.js';
+import { issueSecret } from '../../platform/crypto.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
 import type { Mailer, MailStatus } from '../../platform/mail.js';
 import { assertPlanAllows } from '../pricing/enforce.js';
 import { memberLifecycle, memberState } from './member-state.js';
 import { type MemberRecord, memberColumns } from './members.js';
+import { assertOwnerFor } from './roles.js';
 
 /** Emailed invites and invite links stay valid for 7 days. */
 export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
 /** Spec: "Resending an invite is allowed at most 2 times per invite." */
-export const MAX_INVITE_RESENDS = 2;
+const MAX_INVITE_RESENDS = 2;
 
 /** What invites need beyond the request context. */
 export interface InviteEnv {
   mailer: Mailer;
   appUrl: string;
-  /** Milliseconds since the epoch (the app's clock). */
-  now: () => number;
   log: { warn(obj: object, msg: string): void };
 }
 
 /** `{APP_URL}/invite/<token>`: the only place an invite token travels (DECISIONS §3). */
-export const inviteUrl = (appUrl: string, token: string) => `${appUrl}/invite/${token}`;
+const inviteUrl = (appUrl: string, token: string) => `${appUrl}/invite/${token}`;
 
 /** A fresh invite token: the clear value goes in the mail or link, only its sha256 is stored. */
-function issueToken(env: InviteEnv) {
-  const token = randomToken();
-  return { token, hash: sha256(token), expiresAt: new Date(env.now() + INVITE_TTL_MS) };
-}
-
-function assertMayGrant(actorRole: Role, role: Role) {
-  if (role === 'OWNER' && actorRole !== 'OWNER') {
-    throw new AppError('INSUFFICIENT_ROLE', 'Only an OWNER can invite an OWNER');
-  }
-}
+const issueToken = (ctx: ServiceCtx) => issueSecret(ctx.now.getTime(), INVITE_TTL_MS);
 
 const sameEmail = (email: string) => sql`lower(${members.email}) = lower(${email})`;
 
@@ -53,8 +43,8 @@ export async function inviteMember(
   actorRole: Role,
   input: { email: string; role: Role },
 ): Promise<MemberRecord> {
-  assertMayGrant(actorRole, input.role);
-  const invite = issueToken(env);
+  assertOwnerFor(actorRole, input.role, 'invite an OWNER');
+  const invite = issueToken(ctx);
   const { member, tenantName } = await ctx.db.transaction(async (tx) => {
     const [existing] = await tx
       .select({ id: members.id })
@@ -62,7 +52,7 @@ export async function inviteMember(
       .where(and(eq(members.tenantId, ctx.tenantId), sameEmail(input.email)))
       .limit(1);
     if (existing) throw memberExists(input.email);
-    await assertPlanAllows(tx, ctx.tenantId, 'members');
+    await assertPlanAllows(tx, ctx.tenantId, 'members', ctx.now);
     let row: MemberRecord | undefined;
     try {
       [row] = await tx
@@ -104,7 +94,7 @@ export async function inviteMember(
  */
 export async function resendInvite(ctx: ServiceCtx, env: InviteEnv, id: string): Promise<MemberRecord> {
   if (!isUuid(id)) throw notFound('Member');
-  const invite = issueToken(env);
+  const invite = issueToken(ctx);
   const { member, tenantName } = await ctx.db.transaction(async (tx) => {
     const [current] = await tx
       .select(memberColumns)
@@ -127,7 +117,7 @@ export async function resendInvite(ctx: ServiceCtx, env: InviteEnv, id: string):
         inviteExpiresAt: invite.expiresAt,
         inviteResendCount: current.inviteResendCount + 1,
         inviteEmailStatus: null,
-        updatedAt: new Date(),
+        updatedAt: ctx.now,
       })
       .where(and(eq(members.tenantId, ctx.tenantId), eq(members.id, id)))
       .returning(memberColumns);
@@ -153,8 +143,8 @@ export async function resendInvite(ctx: ServiceCtx, env: InviteEnv, id: string):
  * is returned so that it can be revoked (DELETE /api/tenants/invites/links/:id).
  */
 export async function createInviteLink(ctx: ServiceCtx, env: InviteEnv, actorRole: Role, role: Role) {
-  assertMayGrant(actorRole, role);
-  const invite = issueToken(env);
+  assertOwnerFor(actorRole, role, 'invite an OWNER');
+  const invite = issueToken(ctx);
   const id = newId();
   await ctx.db.transaction(async (tx) => {
     await tx.insert(inviteLinks).values({

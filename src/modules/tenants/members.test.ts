@@ -1,8 +1,14 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
-import { type Actor, createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
-import { auditLogs, inviteLinks, mailOutbox, members, type Role, sessions } from '../../db/schema/index.js';
+import {
+  type Actor,
+  auditEntries,
+  createTenant,
+  type TenantFixture,
+  uniqueEmail,
+} from '../../../test/helpers/factories.js';
+import { inviteLinks, mailOutbox, members, type Role, sessions } from '../../db/schema/index.js';
 import type { ServiceCtx } from '../../platform/context.js';
 import { randomHex, sha256 } from '../../platform/crypto.js';
 import { INVITE_TTL_MS } from './invites.js';
@@ -46,11 +52,9 @@ const api = (
     ...(remoteAddress ? { remoteAddress } : {}),
   });
 
-const newEmail = (tag = 'invitee') => `${tag}-${randomHex(4)}@example.com`;
-
 async function invite(tenant: TenantFixture, body: { email?: string; role?: Role } = {}, actor?: Actor) {
   const res = await api('POST', '/api/tenants/members', actor ?? tenant.owner, {
-    email: body.email ?? newEmail(),
+    email: body.email ?? uniqueEmail('invitee'),
     role: body.role ?? 'EDITOR',
   });
   expect(res.statusCode).toBe(201);
@@ -73,14 +77,6 @@ async function lastInviteToken(email: string) {
 async function memberRow(id: string) {
   const [row] = await db().select().from(members).where(eq(members.id, id));
   return row;
-}
-
-async function auditFor(tenantId: string, entityId: string) {
-  return db()
-    .select()
-    .from(auditLogs)
-    .where(and(eq(auditLogs.tenantId, tenantId), eq(auditLogs.entityId, entityId)))
-    .orderBy(auditLogs.createdAt, auditLogs.id);
 }
 
 async function ownerCount(tenantId: string) {
@@ -191,7 +187,7 @@ describe('POST /api/tenants/members (invite)', () => {
   it('creates a pending member, mails a 7-day link whose token only its hash is stored, and audits it', async () => {
     const acme = await createTenant(t);
     const admin = await acme.as('ADMIN');
-    const email = newEmail();
+    const email = uniqueEmail('invitee');
     const before = Date.now();
     const res = await api(
       'POST',
@@ -230,7 +226,7 @@ describe('POST /api/tenants/members (invite)', () => {
     expect(JSON.stringify(row)).not.toContain(token);
     expect(res.body).not.toContain(token);
 
-    const [entry] = await auditFor(acme.tenantId, m.id);
+    const [entry] = await auditEntries(t, acme.tenantId, { entityId: m.id });
     expect(entry).toMatchObject({
       action: 'MEMBER_INVITED',
       entityType: 'member',
@@ -267,7 +263,7 @@ describe('POST /api/tenants/members (invite)', () => {
     const acme = await createTenant(t);
     const admin = await acme.as('ADMIN');
     expectError(
-      await api('POST', '/api/tenants/members', admin, { email: newEmail(), role: 'OWNER' }),
+      await api('POST', '/api/tenants/members', admin, { email: uniqueEmail('invitee'), role: 'OWNER' }),
       403,
       'INSUFFICIENT_ROLE',
     );
@@ -284,9 +280,9 @@ describe('POST /api/tenants/members (invite)', () => {
       [{ role: 'EDITOR' }, 'email'],
       [{ email: 'not-an-email', role: 'EDITOR' }, 'email'],
       [{ email: `${'a'.repeat(250)}@x.io`, role: 'EDITOR' }, 'email'],
-      [{ email: newEmail() }, 'role'],
-      [{ email: newEmail(), role: 'SUPERUSER' }, 'role'],
-      [{ email: newEmail(), role: 'editor' }, 'role'],
+      [{ email: uniqueEmail('invitee') }, 'role'],
+      [{ email: uniqueEmail('invitee'), role: 'SUPERUSER' }, 'role'],
+      [{ email: uniqueEmail('invitee'), role: 'editor' }, 'role'],
     ];
     for (const [payload, path] of cases) {
       const err = expectError(
@@ -317,7 +313,7 @@ describe('PATCH /api/tenants/members/:id (role)', () => {
       email: editor.email,
       isPending: false,
     });
-    const [entry] = await auditFor(acme.tenantId, editor.memberId);
+    const [entry] = await auditEntries(t, acme.tenantId, { entityId: editor.memberId });
     expect(entry).toMatchObject({
       action: 'MEMBER_ROLE_CHANGED',
       entityType: 'member',
@@ -327,14 +323,15 @@ describe('PATCH /api/tenants/members/:id (role)', () => {
     });
     // The new role applies at once: the promoted member may now manage members.
     expect(
-      (await api('POST', '/api/tenants/members', editor, { email: newEmail(), role: 'VIEWER' })).statusCode,
+      (await api('POST', '/api/tenants/members', editor, { email: uniqueEmail('invitee'), role: 'VIEWER' }))
+        .statusCode,
     ).toBe(201);
     // Same role: 200, no new audit row.
     expect(
       (await api('PATCH', `/api/tenants/members/${editor.memberId}`, acme.owner, { role: 'ADMIN' }))
         .statusCode,
     ).toBe(200);
-    expect(await auditFor(acme.tenantId, editor.memberId)).toHaveLength(1);
+    expect(await auditEntries(t, acme.tenantId, { entityId: editor.memberId })).toHaveLength(1);
   });
 
   it('changes the role of a pending invite too', async () => {
@@ -418,7 +415,7 @@ describe('DELETE /api/tenants/members/:id', () => {
     expect(session!.revokedAt).toBeInstanceOf(Date);
     expectError(await api('GET', '/api/tenants/current', editor), 401, 'AUTH_TOKEN_REVOKED');
     expectError(await api('GET', `/api/tenants/members/${editor.memberId}`, admin), 404, 'NOT_FOUND');
-    const [entry] = await auditFor(acme.tenantId, editor.memberId);
+    const [entry] = await auditEntries(t, acme.tenantId, { entityId: editor.memberId });
     expect(entry).toMatchObject({
       action: 'MEMBER_REMOVED',
       entityType: 'member',
@@ -573,7 +570,7 @@ describe('POST /api/tenants/members/:id/resend-invite', () => {
     expect((await memberRow(m.id))!.inviteTokenHash).toBe(sha256(tokens[2]!));
     const mails = await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, m.email));
     expect(mails).toHaveLength(3);
-    const entries = await auditFor(acme.tenantId, m.id);
+    const entries = await auditEntries(t, acme.tenantId, { entityId: m.id });
     expect(entries.map((e) => [e.action, e.metadata.via])).toEqual([
       ['MEMBER_INVITED', 'email'],
       ['MEMBER_INVITED', 'resend'],
@@ -629,7 +626,7 @@ describe('POST /api/tenants/invites/link', () => {
       .where(eq(inviteLinks.tokenHash, sha256(token)));
     expect(row).toMatchObject({ tenantId: acme.tenantId, role: 'VIEWER', createdBy: admin.userId });
     expect(row!.expiresAt.getTime()).toBe(expires);
-    const [entry] = await auditFor(acme.tenantId, row!.id);
+    const [entry] = await auditEntries(t, acme.tenantId, { entityId: row!.id });
     expect(entry).toMatchObject({
       action: 'MEMBER_INVITED',
       entityType: 'invite_link',
@@ -714,7 +711,8 @@ describe('tenant isolation and the role matrix', () => {
       {
         min: 'ADMIN',
         ok: 201,
-        call: (a) => api('POST', '/api/tenants/members', a, { email: newEmail(), role: 'VIEWER' }),
+        call: (a) =>
+          api('POST', '/api/tenants/members', a, { email: uniqueEmail('invitee'), role: 'VIEWER' }),
       },
       {
         min: 'OWNER',

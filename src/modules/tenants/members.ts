@@ -1,11 +1,13 @@
-import { and, count, desc, eq, ilike, isNull, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, ilike, type SQL } from 'drizzle-orm';
 import type { Transaction } from '../../db/client.js';
 import { members, type Role, sessions } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { isUuid } from '../../platform/ids.js';
-import { containsPattern, pageOffset } from '../../platform/pagination.js';
+import { containsPattern, listPage } from '../../platform/pagination.js';
+import { revokeSessions } from '../auth/session.js';
 import { revokeLinksCreatedBy } from './invite-links.js';
+import { assertOwnerFor } from './roles.js';
 import type { ListMembersQuery } from './schemas.js';
 
 /** What a member looks like outside the service: never the invite token hash. */
@@ -35,20 +37,18 @@ export async function listMembers(ctx: ServiceCtx, query: ListMembersQuery) {
   if (query.search) where.push(ilike(members.email, containsPattern(query.search)));
   if (query.role) where.push(eq(members.role, query.role));
   if (query.isPending !== undefined) where.push(eq(members.isPending, query.isPending));
-  const [rows, [total]] = await Promise.all([
+  return listPage(
     ctx.db
       .select(memberColumns)
       .from(members)
       .where(and(...where))
-      .orderBy(desc(members.createdAt), desc(members.id))
-      .limit(query.limit)
-      .offset(pageOffset(query)),
+      .orderBy(desc(members.createdAt), desc(members.id)),
     ctx.db
       .select({ n: count() })
       .from(members)
       .where(and(...where)),
-  ]);
-  return { rows, total: total?.n ?? 0 };
+    query,
+  );
 }
 
 export async function getMember(ctx: ServiceCtx, id: string): Promise<MemberRecord> {
@@ -89,14 +89,9 @@ const lastOwner = () =>
 
 /**
  * PATCH /api/tenants/members/:id (OWNER only, checked by the route policy). A demotion revokes
- * the member's usable invite links that grant a role above the new one (`now`: the app's clock).
+ * the member's usable invite links that grant a role above the new one.
  */
-export async function changeMemberRole(
-  ctx: ServiceCtx,
-  id: string,
-  role: Role,
-  now: Date = new Date(),
-): Promise<MemberRecord> {
+export async function changeMemberRole(ctx: ServiceCtx, id: string, role: Role): Promise<MemberRecord> {
   if (!isUuid(id)) throw memberNotFound();
   return ctx.db.transaction(async (tx) => {
     const { target, isLastOwner } = await lockOwnersAndTarget(tx, ctx.tenantId, id);
@@ -104,10 +99,10 @@ export async function changeMemberRole(
     if (isLastOwner) throw lastOwner();
     const [row] = await tx
       .update(members)
-      .set({ role, updatedAt: new Date() })
+      .set({ role, updatedAt: ctx.now })
       .where(and(eq(members.tenantId, ctx.tenantId), eq(members.id, id)))
       .returning(memberColumns);
-    const revokedInviteLinks = await revokeLinksCreatedBy(tx, ctx.tenantId, target.userId, now, role);
+    const revokedInviteLinks = await revokeLinksCreatedBy(ctx, tx, target.userId, role);
     await audit(ctx, tx, {
       action: 'MEMBER_ROLE_CHANGED',
       entityType: 'member',
@@ -127,35 +122,24 @@ export async function changeMemberRole(
 /**
  * DELETE /api/tenants/members/:id: removes the membership (or withdraws a pending invite) and
  * revokes the user's sessions in this tenant, so their tokens answer 401 at once, and every
- * usable invite link they created (`now`: the app's clock).
+ * usable invite link they created.
  */
-export async function removeMember(
-  ctx: ServiceCtx,
-  actorRole: Role,
-  id: string,
-  now: Date = new Date(),
-): Promise<void> {
+export async function removeMember(ctx: ServiceCtx, actorRole: Role, id: string): Promise<void> {
   if (!isUuid(id)) throw memberNotFound();
   await ctx.db.transaction(async (tx) => {
     const { target, isLastOwner } = await lockOwnersAndTarget(tx, ctx.tenantId, id);
-    if (target.role === 'OWNER' && actorRole !== 'OWNER') {
-      throw new AppError('INSUFFICIENT_ROLE', 'Only an OWNER can remove an OWNER');
-    }
+    assertOwnerFor(actorRole, target.role, 'remove an OWNER');
     if (isLastOwner) throw lastOwner();
     await tx.delete(members).where(and(eq(members.tenantId, ctx.tenantId), eq(members.id, id)));
     if (target.userId) {
-      await tx
-        .update(sessions)
-        .set({ revokedAt: new Date(), revokedReason: 'member_removed' })
-        .where(
-          and(
-            eq(sessions.tenantId, ctx.tenantId),
-            eq(sessions.userId, target.userId),
-            isNull(sessions.revokedAt),
-          ),
-        );
+      await revokeSessions(
+        tx,
+        and(eq(sessions.tenantId, ctx.tenantId), eq(sessions.userId, target.userId)),
+        'member_removed',
+        ctx.now,
+      );
     }
-    const revokedInviteLinks = await revokeLinksCreatedBy(tx, ctx.tenantId, target.userId, now);
+    const revokedInviteLinks = await revokeLinksCreatedBy(ctx, tx, target.userId);
     await audit(ctx, tx, {
       action: 'MEMBER_REMOVED',
       entityType: 'member',

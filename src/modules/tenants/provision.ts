@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { members, tenants } from '../../db/schema/index.js';
@@ -7,7 +6,7 @@ import { AppError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { createSubscription } from '../pricing/subscription.js';
 
-export interface ProvisionInput {
+interface ProvisionInput {
   name: string;
   owner: { userId: string; email: string };
   /** Plan of the new tenant: sign-ups pass `config.defaultPlan` (DEFAULT_PLAN). */
@@ -16,16 +15,11 @@ export interface ProvisionInput {
 
 /**
  * Creates a tenant with its first OWNER, inside the caller's transaction. Used by registration
- * and Google sign-up; whatever every new tenant must have (a subscription) is added here.
+ * and Google sign-up; whatever every new tenant must have (a subscription) is added here. A name
+ * taken in any case trips the unique index (TENANT_EXISTS), which also aborts the transaction.
  */
 export async function provisionTenant(exec: Executor, input: ProvisionInput) {
   const name = input.name.trim();
-  const [clash] = await exec
-    .select({ id: tenants.id })
-    .from(tenants)
-    .where(sql`lower(${tenants.name}) = lower(${name})`)
-    .limit(1);
-  if (clash) throw new AppError('TENANT_EXISTS');
   const tenantId = newId();
   let tenant: typeof tenants.$inferSelect | undefined;
   try {
@@ -45,7 +39,7 @@ export async function provisionTenant(exec: Executor, input: ProvisionInput) {
   return { tenant: tenant!, member: member! };
 }
 
-export function slugify(name: string): string {
+function slugify(name: string): string {
   const slug = name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { emptyResponse, errors, idParams } from '../../platform/http/schemas.js';
-import { toList } from '../../platform/pagination.js';
 import { publishTenantConfigChanged } from './config-events.js';
 import { listInviteLinks, revokeInviteLink } from './invite-links.js';
 import { createInviteLink, type InviteEnv, inviteMember, resendInvite } from './invites.js';
@@ -31,10 +30,8 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
   const env: InviteEnv = {
     mailer: app.deps.mailer,
     appUrl: app.deps.config.appUrl,
-    now: () => app.deps.clock(),
     log: app.log,
   };
-  const now = () => new Date(app.deps.clock());
   const configChanged = (tenantId: string) => publishTenantConfigChanged(app.deps.bus, tenantId);
 
   app.get(
@@ -68,10 +65,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: memberList, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const { rows, total } = await listMembers(ctxOf(request), request.query);
-      return toList(rows, request.query, total);
-    },
+    async (request) => listMembers(ctxOf(request), request.query),
   );
 
   app.post(
@@ -114,7 +108,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => ({
-      data: await changeMemberRole(ctxOf(request), request.params.id, request.body.role, now()),
+      data: await changeMemberRole(ctxOf(request), request.params.id, request.body.role),
     }),
   );
 
@@ -131,7 +125,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      await removeMember(ctxOf(request), request.auth!.role, request.params.id, now());
+      await removeMember(ctxOf(request), request.auth!.role, request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -173,10 +167,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: inviteLinkList, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const { rows, total } = await listInviteLinks(ctxOf(request), request.query, now());
-      return toList(rows, request.query, total);
-    },
+    async (request) => listInviteLinks(ctxOf(request), request.query),
   );
 
   app.delete(
@@ -192,7 +183,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      await revokeInviteLink(ctxOf(request), request.auth!.role, request.params.id, now());
+      await revokeInviteLink(ctxOf(request), request.auth!.role, request.params.id);
       return reply.code(204).send(null);
     },
   );

@@ -1,11 +1,8 @@
 import { z } from 'zod';
-import { ROLES } from '../../db/schema/index.js';
-import { dataOf, jsonObject, listOf, timestamp, uuid } from '../../platform/http/schemas.js';
+import { dataOf, email, jsonObject, listOf, role, timestamp, uuid } from '../../platform/http/schemas.js';
 import { paginationQuery } from '../../platform/pagination.js';
 
-export const role = z.enum(ROLES);
-
-export const tenant = z.object({
+const tenant = z.object({
   id: uuid,
   name: z.string(),
   slug: z.string(),
@@ -23,7 +20,7 @@ export const updateTenantBody = z.object({
     ),
 });
 
-export const member = z.object({
+const member = z.object({
   id: uuid,
   tenantId: uuid,
   userId: uuid.nullable(),
@@ -50,13 +47,11 @@ export const listMembersQuery = paginationQuery().extend({
     .optional(),
 });
 
-const email = z.string().trim().toLowerCase().max(254).pipe(z.email());
-
 export const inviteMemberBody = z.object({ email, role });
 export const changeRoleBody = z.object({ role });
 export const inviteLinkBody = z.object({ role });
 
-export const inviteLink = z.object({
+const inviteLink = z.object({
   id: uuid.describe('Revoke the link with DELETE /api/tenants/invites/links/:id'),
   link: z.string().describe('`{APP_URL}/invite/<token>`; the token is shown only here'),
   role,
@@ -64,7 +59,7 @@ export const inviteLink = z.object({
 });
 
 /** A listed invite link: never its token or the token's hash. */
-export const inviteLinkSummary = z.object({
+const inviteLinkSummary = z.object({
   id: uuid,
   role,
   createdBy: uuid.nullable().describe('The user who created the link'),

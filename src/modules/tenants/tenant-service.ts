@@ -1,8 +1,9 @@
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { isUniqueViolation } from '../../db/errors.js';
 import { tenants } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { AppError, notFound, validationError } from '../../platform/errors.js';
+import { sameJson } from '../../platform/same-json.js';
 
 /** Upper bound of the stored settings object, serialized as JSON (UTF-8 bytes). */
 export const MAX_SETTINGS_BYTES = 64 * 1024;
@@ -22,14 +23,15 @@ export async function getCurrentTenant(ctx: ServiceCtx) {
   return row;
 }
 
-export interface TenantPatch {
+interface TenantPatch {
   name?: string | undefined;
   settings?: Record<string, unknown> | undefined;
 }
 
 /**
  * Shallow merge: each key given replaces the stored one, `null` removes it, the rest is kept.
- * Returns the merged object and the keys that actually changed.
+ * Returns the merged object and the keys that actually changed (a value equal as JSON, whatever
+ * its key order, is no change: jsonb does not keep the order keys were sent in).
  */
 export function mergeSettings(stored: Record<string, unknown>, patch: Record<string, unknown>) {
   const merged: Record<string, unknown> = { ...stored };
@@ -41,7 +43,7 @@ export function mergeSettings(stored: Record<string, unknown>, patch: Record<str
         delete merged[key];
         removed.push(key);
       }
-    } else if (!(key in merged) || JSON.stringify(merged[key]) !== JSON.stringify(value)) {
+    } else if (!(key in merged) || !sameJson(merged[key], value)) {
       merged[key] = value;
       set.push(key);
     }
@@ -69,13 +71,8 @@ export async function updateCurrentTenant(
     const changes: Record<string, unknown> = {};
     const values: Partial<typeof tenants.$inferInsert> = {};
 
+    // Another tenant's name (in any case) trips the unique index: TENANT_EXISTS below.
     if (input.name !== undefined && input.name !== current.name) {
-      const [clash] = await tx
-        .select({ id: tenants.id })
-        .from(tenants)
-        .where(and(sql`lower(${tenants.name}) = lower(${input.name})`, ne(tenants.id, ctx.tenantId)))
-        .limit(1);
-      if (clash) throw new AppError('TENANT_EXISTS');
       values.name = input.name;
       changes.name = { from: current.name, to: input.name };
     }
@@ -99,7 +96,7 @@ export async function updateCurrentTenant(
     try {
       [row] = await tx
         .update(tenants)
-        .set({ ...values, updatedAt: new Date() })
+        .set({ ...values, updatedAt: ctx.now })
         .where(eq(tenants.id, ctx.tenantId))
         .returning(tenantColumns);
     } catch (err) {

@@ -1,8 +1,8 @@
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
-import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
-import { auditLogs, tenants } from '../../db/schema/index.js';
+import { auditEntries, createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
+import { tenants } from '../../db/schema/index.js';
 import { randomHex } from '../../platform/crypto.js';
 import { onTenantConfigChanged, TENANT_CONFIG_CHANNEL } from './config-events.js';
 import { MAX_SETTINGS_BYTES, mergeSettings } from './tenant-service.js';
@@ -25,12 +25,8 @@ const patchCurrent = (headers: Record<string, string>, payload: unknown, remoteA
     ...(remoteAddress ? { remoteAddress } : {}),
   });
 
-async function auditOf(tenant: TenantFixture) {
-  return t.deps.database.db
-    .select()
-    .from(auditLogs)
-    .where(and(eq(auditLogs.tenantId, tenant.tenantId), eq(auditLogs.action, 'TENANT_SETTINGS_UPDATED')));
-}
+const settingsAudit = (tenant: TenantFixture) =>
+  auditEntries(t, tenant.tenantId, { action: 'TENANT_SETTINGS_UPDATED' });
 
 describe('mergeSettings', () => {
   it('replaces given keys, removes null ones, keeps the rest and reports real changes only', () => {
@@ -41,6 +37,14 @@ describe('mergeSettings', () => {
     expect(merged).toEqual({ a: 2, b: { x: 1 }, c: 'keep', e: [1] });
     expect(set).toEqual(['a', 'e']);
     expect(removed).toEqual(['d']);
+  });
+
+  it('sees the same nested value with its keys in another order as no change', () => {
+    const stored = { theme: { color: 'blue', font: { family: 'serif', size: 12 } }, tags: ['a', 'b'] };
+    const again = { theme: { font: { size: 12, family: 'serif' }, color: 'blue' }, tags: ['a', 'b'] };
+    expect(mergeSettings(stored, again)).toEqual({ merged: stored, set: [], removed: [] });
+    // Array order still matters.
+    expect(mergeSettings(stored, { tags: ['b', 'a'] }).set).toEqual(['tags']);
   });
 });
 
@@ -105,7 +109,7 @@ describe('PATCH /api/tenants/current', () => {
 
     await expect.poll(() => heard.filter((id) => id === acme.tenantId).length).toBe(2);
 
-    const rows = await auditOf(acme);
+    const rows = await settingsAudit(acme);
     const entry = rows.find((r) => r.actorId === admin.userId)!;
     expect(entry).toMatchObject({
       tenantId: acme.tenantId,
@@ -130,7 +134,23 @@ describe('PATCH /api/tenants/current', () => {
       expect(res.statusCode).toBe(200);
       expect(res.json().data).toMatchObject({ name: acme.name, settings: { a: 1 } });
     }
-    expect(await auditOf(acme)).toHaveLength(1);
+    expect(await settingsAudit(acme)).toHaveLength(1);
+    expect(heard).not.toContain(acme.tenantId);
+  });
+
+  it('treats a re-sent nested setting with its keys reordered as no change', async () => {
+    const acme = await createTenant(t);
+    const theme = { color: 'blue', font: { family: 'serif', size: 12 }, spacing: [1, 2] };
+    const first = await patchCurrent(acme.owner.headers, { settings: { theme } });
+    expect(first.statusCode).toBe(200);
+    const heard: string[] = [];
+    onTenantConfigChanged(t.deps.bus, (id) => heard.push(id));
+    for (const resent of [theme, { spacing: [1, 2], font: { size: 12, family: 'serif' }, color: 'blue' }]) {
+      const res = await patchCurrent(acme.owner.headers, { settings: { theme: resent } });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().data).toEqual(first.json().data);
+    }
+    expect(await settingsAudit(acme)).toHaveLength(1);
     expect(heard).not.toContain(acme.tenantId);
   });
 

@@ -11,6 +11,7 @@ import { safeEqual, sha256 } from '../crypto.js';
 import { AppError } from '../errors.js';
 import type { RateScope } from '../rate-limit.js';
 import type { SdkAuth } from './api-key-auth.js';
+import { SESSION_COOKIE } from './cookies.js';
 
 /**
  * Every route under /api declares who may call it in `config.auth`; this file turns that
@@ -138,7 +139,7 @@ const limitByIp = (scope: 'global' | 'auth' | 'refresh'): Hook => {
 export function readSessionToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (header?.startsWith('Bearer ')) return header.slice(7).trim() || undefined;
-  return request.cookies?.session_token || undefined;
+  return request.cookies?.[SESSION_COOKIE] || undefined;
 }
 
 const authenticateSession: Hook = async (request) => {

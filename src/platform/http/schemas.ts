@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ROLES } from '../../db/schema/index.js';
 
 /**
  * Shared zod building blocks. Timestamps are Dates inside the service and ISO 8601 strings on
@@ -15,6 +16,11 @@ export const timestamp = z.codec(isoDatetime, z.date(), {
 });
 
 export const uuid = z.uuid();
+
+/** Emails are trimmed and lower-cased before anything compares or stores them. */
+export const email = z.string().trim().toLowerCase().max(254).check(z.email());
+
+export const role = z.enum(ROLES);
 
 /** Path ids are opaque (DECISIONS §1): any string is accepted and an unknown one answers 404. */
 export const idParams = z.object({ id: z.string() });
@@ -47,3 +53,46 @@ export const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [s, errorEnvelope])) as Record<number, typeof errorEnvelope>;
 
 export const emptyResponse = z.null().describe('No content');
+
+const DAY_MS = 86_400_000;
+
+/** A bound of a date range, from a query string: a calendar date (UTC, whole day) or an instant. */
+export interface DateBound {
+  /** First instant of the bound: where a range starting here begins. */
+  at: Date;
+  /** True for a calendar date. */
+  dateOnly: boolean;
+  /** Exclusive end of a range ending here: the next midnight for a date, just after the instant otherwise. */
+  until: Date;
+}
+
+/**
+ * An ISO 8601 date (`YYYY-MM-DD`, a whole UTC day) or datetime (an offset-less one is UTC):
+ * filter with `gte(column, start.at)` and `lt(column, end.until)`.
+ */
+export const dateBound = z
+  .union([z.iso.date(), z.iso.datetime({ offset: true, local: true })], {
+    error: 'must be an ISO 8601 date (YYYY-MM-DD) or datetime',
+  })
+  .transform((value): DateBound => {
+    if (!value.includes('T')) {
+      const at = new Date(`${value}T00:00:00.000Z`);
+      return { at, dateOnly: true, until: new Date(at.getTime() + DAY_MS) };
+    }
+    // JavaScript would read a datetime without an offset as local time.
+    const at = new Date(/(Z|[+-]\d{2}:\d{2})$/.test(value) ? value : `${value}Z`);
+    return { at, dateOnly: false, until: new Date(at.getTime() + 1) };
+  })
+  .describe('ISO 8601 date (whole day, UTC) or datetime');
+
+interface DateRange {
+  startDate?: DateBound | undefined;
+  endDate?: DateBound | undefined;
+}
+
+/** For a query schema with `startDate`/`endDate` bounds: the start may not come after the end (400 at `startDate`). */
+export const orderedDateRange = <S extends z.ZodType<DateRange>>(schema: S): S =>
+  schema.refine((q) => !q.startDate || !q.endDate || q.startDate.at.getTime() < q.endDate.until.getTime(), {
+    path: ['startDate'],
+    message: 'must not be after endDate',
+  });
