@@ -36,6 +36,8 @@ export interface AppDeps {
   references: ReferenceRegistry;
   /** Asks a background worker to run now (a no-op where workers do not run in this process). */
   wakeWorker: (name: string) => void;
+  /** When this process last committed SDK work (ms since the epoch); background work yields while it is recent. */
+  hotPathActiveAt: number;
   close(): Promise<void>;
 }
 
@@ -67,6 +69,7 @@ export function createDeps(config: Config, database: DatabaseHandle, opts: DepsO
     encryptor: createEncryptor(config.encryptionKey),
     references: createReferenceRegistry(),
     wakeWorker: () => {},
+    hotPathActiveAt: 0,
     async close() {
       mailer.close();
       await bus.close();

@@ -52,9 +52,9 @@ describe('concurrent processing with all effects', () => {
     const second = await createTestApp({ db: t.db });
     try {
       await Promise.all([
-        processPendingEvents(t.deps, eventEffects, 3),
-        processPendingEvents(second.deps, eventEffects, 4),
-        processPendingEvents(t.deps, eventEffects, 5),
+        processPendingEvents(t.deps, eventEffects, { maxBatches: 3 }),
+        processPendingEvents(second.deps, eventEffects, { maxBatches: 4 }),
+        processPendingEvents(t.deps, eventEffects, { maxBatches: 5 }),
       ]);
     } finally {
       await second.close();

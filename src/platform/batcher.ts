@@ -9,8 +9,8 @@ export interface BatcherOptions<I, O> {
   maxInFlight: number;
   maxBatch?: number;
   /**
-   * Start statements from a `setImmediate` rather than at once. For the embedded database, whose
-   * queries run on this thread: every request read in one event-loop turn joins one statement.
+   * Start statements from a `setImmediate` rather than at once: every request read in one
+   * event-loop turn joins one statement (fewer, larger statements; no timer at rest).
    */
   defer?: boolean;
   /** One result per item, in the same order. */

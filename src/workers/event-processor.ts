@@ -34,7 +34,7 @@ export interface EventEffect {
   apply(tx: Executor, batches: ProcessedBatch[], ctx: EffectContext): Promise<void>;
 }
 
-const CLAIM = `select id, tenant_id, correlation_id, received_at, events, source from event_batches
+const CLAIM = `select id, tenant_id, correlation_id, received_at, event_count, events, source from event_batches
   where processed_at is null order by id limit $1 for update skip locked`;
 const GIVE_UP_AFTER = 5;
 
@@ -47,9 +47,29 @@ interface ClaimedRow {
   tenant_id: string;
   correlation_id: string;
   received_at: Date | string;
+  event_count: number;
   events: string;
   source: 'sdk' | 'server';
 }
+
+export interface ProcessingOptions {
+  /** Most batches claimed by one transaction. */
+  maxBatches?: number;
+  /**
+   * Events aimed at per transaction: the batch count follows the size of the batches last
+   * claimed, so many one-event batches (session starts) share a transaction as 50-event ones do.
+   */
+  targetEvents?: number;
+  /**
+   * Whether ingestion is busy in this process. While it is, processing pauses after each chunk
+   * as long as the chunk took: it then takes at most half of the process (and of the embedded
+   * database's one thread), and catches up at full speed once the burst is over.
+   */
+  ingestionBusy?: () => boolean;
+}
+
+/** The size of a typical SDK batch, assumed until batches have been seen. */
+const ASSUMED_EVENTS_PER_BATCH = 50;
 
 /**
  * Processes pending batches until none is left. Several instances may run it at once: each
@@ -59,44 +79,52 @@ interface ClaimedRow {
 export async function processPendingEvents(
   deps: AppDeps,
   effects: EventEffect[],
-  chunk = 50,
-  /**
-   * After each chunk, pause as long as it took: processing then takes at most half of a process
-   * it shares with ingestion (the embedded database runs on the same thread), and catches up
-   * once a burst is over.
-   */
-  yieldToIngestion = false,
+  {
+    maxBatches = 50,
+    targetEvents = Number.POSITIVE_INFINITY,
+    ingestionBusy = () => false,
+  }: ProcessingOptions = {},
 ): Promise<number> {
   let processed = 0;
+  let eventsPerBatch = ASSUMED_EVENTS_PER_BATCH;
   for (;;) {
     const started = Date.now();
-    const n = await processChunk(deps, effects, chunk);
-    if (n === 0) return processed;
-    processed += n;
-    if (yieldToIngestion) await new Promise((r) => setTimeout(r, Date.now() - started));
+    const chunk = Math.max(1, Math.min(maxBatches, Math.floor(targetEvents / eventsPerBatch)));
+    const { batches, events } = await processChunk(deps, effects, chunk);
+    if (batches === 0) return processed;
+    processed += batches;
+    eventsPerBatch = Math.max(1, events / batches);
+    if (ingestionBusy()) await new Promise((r) => setTimeout(r, Date.now() - started));
   }
 }
 
-async function processChunk(deps: AppDeps, effects: EventEffect[], chunk: number): Promise<number> {
-  let claimedIds: string[] = [];
+interface ChunkResult {
+  batches: number;
+  events: number;
+}
+
+async function processChunk(deps: AppDeps, effects: EventEffect[], chunk: number): Promise<ChunkResult> {
+  let claimed: ClaimedRow[] = [];
   try {
     return await deps.database.db.transaction(async (tx) => {
-      const rows = await rawQuery<ClaimedRow>(tx, CLAIM, [chunk]);
-      claimedIds = rows.map((r) => r.id);
-      if (rows.length === 0) return 0;
-      await applyBatches(tx, deps, effects, rows);
-      return rows.length;
+      claimed = await rawQuery<ClaimedRow>(tx, CLAIM, [chunk]);
+      if (claimed.length > 0) await applyBatches(tx, deps, effects, claimed);
+      return { batches: claimed.length, events: claimed.reduce((n, r) => n + Number(r.event_count), 0) };
     });
   } catch (err) {
-    if (claimedIds.length === 0) throw err;
+    if (claimed.length === 0) throw err;
     // Find the poison: retry the chunk's batches one at a time.
-    if (claimedIds.length > 1) {
-      let done = 0;
-      for (let i = 0; i < claimedIds.length; i++) done += await processChunk(deps, effects, 1);
+    if (claimed.length > 1) {
+      const done = { batches: 0, events: 0 };
+      for (let i = 0; i < claimed.length; i++) {
+        const one = await processChunk(deps, effects, 1);
+        done.batches += one.batches;
+        done.events += one.events;
+      }
       return done;
     }
-    await recordFailure(deps, claimedIds[0]!, err);
-    return 1;
+    await recordFailure(deps, claimed[0]!.id, err);
+    return { batches: 1, events: Number(claimed[0]!.event_count) };
   }
 }
 

@@ -4,6 +4,9 @@ import { processPendingEvents } from './event-processor.js';
 import type { Worker } from './runner.js';
 import { schedulerWorker } from './scheduler.js';
 
+/** Ingestion counts as busy this long after its last commit. */
+const INGESTION_QUIET_MS = 250;
+
 /**
  * Every background job of the service. `npm start` runs them in-process unless ROLE=web;
  * jobs coordinate across instances through the database, so any number may run them.
@@ -20,11 +23,14 @@ export const workers: Worker[] = [
     name: EVENT_PROCESSOR,
     intervalMs: 1_000,
     run: async (deps) => {
-      // Embedded: PGlite runs one statement at a time on this thread, so small chunks keep
-      // ingestion's INSERTs from waiting behind a long processing transaction, and processing
-      // yields as long as it works.
-      const embedded = deps.database.kind === 'pglite';
-      await processPendingEvents(deps, eventEffects, embedded ? 8 : 50, embedded);
+      // Chunks of ~2,500 events (~400 embedded, where PGlite runs one statement at a time on
+      // this thread and ingestion's INSERTs wait behind a processing transaction); while
+      // ingestion is busy in this process, processing takes at most half of it.
+      await processPendingEvents(deps, eventEffects, {
+        maxBatches: 500,
+        targetEvents: deps.database.kind === 'pglite' ? 400 : 2_500,
+        ingestionBusy: () => Date.now() - deps.hotPathActiveAt < INGESTION_QUIET_MS,
+      });
     },
   },
   schedulerWorker,

@@ -508,9 +508,9 @@ describe('concurrent processing', () => {
     // three processors at once (on PostgreSQL each has its own connection and transaction),
     // running the rollups alone: this checks their locking, not the other effects'
     await Promise.all([
-      processPendingEvents(t.deps, [analyticsRollupsEffect], 1),
-      processPendingEvents(t.deps, [analyticsRollupsEffect], 2),
-      processPendingEvents(t.deps, [analyticsRollupsEffect], 3),
+      processPendingEvents(t.deps, [analyticsRollupsEffect], { maxBatches: 1 }),
+      processPendingEvents(t.deps, [analyticsRollupsEffect], { maxBatches: 2 }),
+      processPendingEvents(t.deps, [analyticsRollupsEffect], { maxBatches: 3 }),
     ]);
     // no chunk failed (a deadlock or a lost race would show as a retried batch)
     const failed = await t.deps.database.query(

@@ -8,9 +8,9 @@ import { getTenantPlan } from '../pricing/enforce.js';
 import { onTenantConfigChanged } from '../tenants/config-events.js';
 import { listLocales } from '../translations/locales.js';
 
-/** The SDK config of a tenant, serialized once: the body string and its strong ETag. */
+/** The SDK config of a tenant, serialized and encoded once: the body bytes and their strong ETag. */
 export interface ConfigEntry {
-  body: string;
+  body: Buffer;
   etag: string;
 }
 
@@ -27,16 +27,18 @@ export async function loadSdkConfig(db: Database, tenantId: string): Promise<Con
     listLocales(db, tenantId),
   ]);
   const tenantLocales = rows.map(({ code, name, isDefault, isRtl }) => ({ code, name, isDefault, isRtl }));
-  const body = JSON.stringify({
-    data: {
-      name: tenant?.name ?? '',
-      plan: plan.name,
-      settings: tenant?.settings ?? {},
-      features: plan.features,
-      locales: tenantLocales,
-      defaultLocale: tenantLocales.find((l) => l.isDefault)?.code ?? null,
-    },
-  });
+  const body = Buffer.from(
+    JSON.stringify({
+      data: {
+        name: tenant?.name ?? '',
+        plan: plan.name,
+        settings: tenant?.settings ?? {},
+        features: plan.features,
+        locales: tenantLocales,
+        defaultLocale: tenantLocales.find((l) => l.isDefault)?.code ?? null,
+      },
+    }),
+  );
   return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
 }
 

@@ -22,7 +22,7 @@ export interface EventWriterOptions {
   maxRowsPerStatement?: number;
   /** Called after each commit (wakes the event processor). */
   onCommitted?: () => void;
-  /** Start statements from a `setImmediate` (embedded database: one event-loop turn, one INSERT). */
+  /** Start statements from a `setImmediate` (one event-loop turn of requests, one INSERT). */
   defer?: boolean;
 }
 

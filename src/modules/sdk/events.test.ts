@@ -266,13 +266,59 @@ describe('event processing', () => {
         },
       };
       await Promise.all([
-        processPendingEvents(t.deps, [effect], 3),
-        processPendingEvents(second.deps, [effect], 3),
-        processPendingEvents(t.deps, [effect], 2),
+        processPendingEvents(t.deps, [effect], { maxBatches: 3 }),
+        processPendingEvents(second.deps, [effect], { maxBatches: 3 }),
+        processPendingEvents(t.deps, [effect], { maxBatches: 2 }),
       ]);
       expect(seen.sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     } finally {
       await second.close();
     }
+  });
+
+  it('sizes each transaction by events: many small batches share one, large ones are split', async () => {
+    await processWith();
+    const chunks: number[] = [];
+    const effect: EventEffect = {
+      name: 'chunk sizes',
+      async apply(_tx, batches) {
+        chunks.push(batches.length);
+      },
+    };
+    const opts = { maxBatches: 100, targetEvents: 20 };
+    for (let i = 0; i < 30; i++) await post([{ type: 'CLICK' }]);
+    await processPendingEvents(t.deps, [effect], opts);
+    // One batch first (50 events a batch assumed), then 20 one-event batches a transaction.
+    expect(chunks).toEqual([1, 20, 9]);
+
+    chunks.length = 0;
+    const tenEvents = Array.from({ length: 10 }, () => ({ type: 'CLICK' }));
+    for (let i = 0; i < 5; i++) await post(tenEvents);
+    await processPendingEvents(t.deps, [effect], opts);
+    expect(chunks).toEqual([1, 2, 2]);
+  });
+
+  it('marks the hot path busy on each commit, and processing then pauses as long as each chunk took', async () => {
+    await processWith();
+    const before = Date.now();
+    for (let i = 0; i < 3; i++) await post([{ type: 'CLICK' }]);
+    expect(t.deps.hotPathActiveAt).toBeGreaterThanOrEqual(before);
+
+    const slow: EventEffect = {
+      name: 'slow',
+      apply: () => new Promise((r) => setTimeout(r, 40)),
+    };
+    let asked = 0;
+    const started = Date.now();
+    await processPendingEvents(t.deps, [slow], {
+      maxBatches: 1,
+      ingestionBusy: () => {
+        asked++;
+        return true;
+      },
+    });
+    // Three chunks of ≥ 40 ms, each followed by a pause as long.
+    expect(asked).toBe(3);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(6 * 40 - 5);
   });
 });

@@ -54,7 +54,7 @@ export const sdkRoutes: FastifyPluginAsyncZod = async (app) => {
       reply.header('cache-control', 'private, max-age=60').header('etag', entry.etag);
       if (etagMatches(request.headers['if-none-match'], entry.etag))
         return reply.code(304).send(undefined as never);
-      // The body is serialized once per tenant; a string is sent as is.
+      // The body is serialized and encoded once per tenant; bytes are sent as they are.
       return reply.type(JSON_UTF8).send(entry.body as never);
     },
   );

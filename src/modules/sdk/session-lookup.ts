@@ -195,9 +195,10 @@ async function lookupMany(database: DatabaseHandle, who: SessionWho[]): Promise<
 /** Session lookups, coalesced: concurrent sessions share one statement. */
 export function createSessionLookup(database: DatabaseHandle) {
   const batcher = createBatcher<SessionWho, SessionLookup>({
-    maxInFlight: database.kind === 'postgres' ? 4 : 1,
+    // As the event writer: one statement at a time, each taking every waiting session.
+    maxInFlight: 1,
     maxBatch: 500,
-    defer: database.kind === 'pglite',
+    defer: true,
     run: (who) => lookupMany(database, who),
   });
   return (who: SessionWho) => batcher.load(who);
