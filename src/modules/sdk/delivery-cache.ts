@@ -52,6 +52,11 @@ export interface LocaleView {
   /** Items serialized and UTF-8 encoded once, index-aligned with `Snapshot.flows` / `Snapshot.content`. */
   flows: Buffer[];
   content: Buffer[];
+  /**
+   * The joined JSON of a choice of items (`flows` array, then `content`), for choices that
+   * recur (most sessions of one audience mix get the same items). Bounded; dropped with the view.
+   */
+  joined: Map<string, Buffer>;
 }
 
 interface Translatable {
@@ -341,6 +346,7 @@ export function createDeliveryCache(opts: DeliveryCacheOptions) {
     return {
       flows: snapshot.items.flows.map((item) => Buffer.from(translateItem(lookup, item))),
       content: snapshot.items.content.map((item) => Buffer.from(translateItem(lookup, item))),
+      joined: new Map(),
     };
   }
 

@@ -2,7 +2,7 @@ import type { AppDeps } from '../../deps.js';
 import { matchesRules, type RuleContext } from '../../engine/rules.js';
 import { matchUrl } from '../../engine/url-match.js';
 import { newId } from '../../platform/ids.js';
-import type { DeliveryCache, Servable, Snapshot } from './delivery-cache.js';
+import type { DeliveryCache, LocaleView, Servable, Snapshot } from './delivery-cache.js';
 import { type EventRecorder, serverEvent } from './event-recorder.js';
 import type { StoredEvent } from './event-types.js';
 import { type DeliveryContext, listDeliveryExtensions, type SessionAdditions } from './extensions.js';
@@ -102,12 +102,29 @@ function audienceMemo(snapshot: Snapshot, rules: RuleContext): Map<string, boole
 
 const COMMA = Buffer.from(',');
 const CONTENT_OPEN = Buffer.from('],"content":[');
+const MAX_JOINED = 1000;
 
 function appendJoined(parts: Buffer[], items: Buffer[], chosen: number[]): void {
   for (let k = 0; k < chosen.length; k++) {
     if (k > 0) parts.push(COMMA);
     parts.push(items[chosen[k]!]!);
   }
+}
+
+/** `a,b…],"content":[c,d…` for the chosen items, from the view's pre-encoded items (memoized). */
+function joinedItems(view: LocaleView, flows: number[], content: number[]): Buffer {
+  const key = `${flows.join(',')}|${content.join(',')}`;
+  let joined = view.joined.get(key);
+  if (!joined) {
+    const parts: Buffer[] = [];
+    appendJoined(parts, view.flows, flows);
+    parts.push(CONTENT_OPEN);
+    appendJoined(parts, view.content, content);
+    joined = Buffer.concat(parts);
+    if (view.joined.size >= MAX_JOINED) view.joined.clear();
+    view.joined.set(key, joined);
+  }
+  return joined;
 }
 
 /** A session start, recorded like an SDK event (SDK_INIT, `properties.source = "session"`). */
@@ -178,17 +195,12 @@ export async function openSession(
   }
 
   // The response is assembled from the items' pre-encoded bytes: no per-request serialization.
-  const parts: Buffer[] = [
+  const body = Buffer.concat([
     Buffer.from(
       `{"data":{"sessionId":"${sessionId}","endUserId":${user.endUserId ? `"${user.endUserId}"` : 'null'},"flows":[`,
     ),
-  ];
-  appendJoined(parts, view.flows, flows);
-  parts.push(CONTENT_OPEN);
-  appendJoined(parts, view.content, content);
-  parts.push(
+    joinedItems(view, flows, content),
     Buffer.from(`],"experiments":${JSON.stringify(experiments)},"journeys":${JSON.stringify(journeys)}}}`),
-  );
-  const body = Buffer.concat(parts);
+  ]);
   return { body, correlationId };
 }
