@@ -45,7 +45,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   refuseNulInUrls(app);
   installErrorHandling(app);
   installGuard(app);
-  await app.register(cookie);
+  // Cookies are parsed where read (readCookie), not on every request.
+  await app.register(cookie, { hook: false });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { REFRESH_COOKIE } from '../../platform/auth/cookies.js';
+import { REFRESH_COOKIE, readCookie } from '../../platform/auth/cookies.js';
 import { publicRoute, requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { emptyResponse, errors } from '../../platform/http/schemas.js';
@@ -76,7 +76,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const token = request.cookies[REFRESH_COOKIE] || request.body?.refreshToken || undefined;
+      const token = readCookie(request, REFRESH_COOKIE) || request.body?.refreshToken || undefined;
       const tokens = await refreshSession(authCtxOf(request), token);
       setAuthCookies(reply, app.deps.config, tokens);
       return { data: { accessToken: tokens.accessToken } };

@@ -11,7 +11,7 @@ import { safeEqual, sha256 } from '../crypto.js';
 import { AppError } from '../errors.js';
 import type { RateScope } from '../rate-limit.js';
 import type { SdkAuth } from './api-key-auth.js';
-import { SESSION_COOKIE } from './cookies.js';
+import { readCookie, SESSION_COOKIE } from './cookies.js';
 
 /**
  * Every route under /api declares who may call it in `config.auth`; this file turns that
@@ -109,7 +109,7 @@ function attach(route: RouteOptions, policy: AuthPolicy): void {
       return;
     case 'apiKey':
       // After body parsing, so `_apiKey` in a beacon body is seen; before validation, so it is stripped.
-      prepend(route, 'preValidation', [authenticateApiKey, limitByApiKey]);
+      prepend(route, 'preValidation', authenticateApiKey);
       return;
     case 'platformAdmin':
       prepend(route, 'onRequest', authenticatePlatformAdmin(ADMIN_SCOPE[policy.scope]));
@@ -139,7 +139,7 @@ const limitByIp = (scope: 'global' | 'auth' | 'refresh'): Hook => {
 export function readSessionToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (header?.startsWith('Bearer ')) return header.slice(7).trim() || undefined;
-  return request.cookies?.[SESSION_COOKIE] || undefined;
+  return readCookie(request, SESSION_COOKIE);
 }
 
 const authenticateSession: Hook = async (request) => {
@@ -196,6 +196,7 @@ export function readApiKey(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
+/** The key, then its rate limit (one hook: the SDK hot path runs no more hooks than it needs). */
 const authenticateApiKey: Hook = async (request, reply) => {
   const query = request.query as Record<string, unknown> | undefined;
   const key = readApiKey(request);
@@ -208,10 +209,7 @@ const authenticateApiKey: Hook = async (request, reply) => {
     await request.server.deps.rateLimiter.consume('global', request.ip, reply);
     throw err;
   }
-};
-
-const limitByApiKey: Hook = async (request, reply) => {
-  await request.server.deps.rateLimiter.consume('sdk', request.sdk!.apiKeyId, reply);
+  await request.server.deps.rateLimiter.consume('sdk', request.sdk.apiKeyId, reply);
 };
 
 const authenticatePlatformAdmin =
