@@ -3,9 +3,11 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import { eventsAccepted, eventsBody } from '../src/modules/sdk/events-schema.js';
 
 /**
- * The two ceilings the service is compared with, measured in the same run: a bare Fastify
- * hello-world, and a POST of the same events body that is only parsed and validated (the
- * service's own schema) and answered 202 without storing anything.
+ * The ceilings the service is compared with, measured in the same run: a bare Fastify
+ * hello-world, a POST of the same events body that is only parsed and validated (the
+ * service's own schema) and answered 202 without storing anything, and a POST answered with a
+ * constant body as large as a session answer (argv[3] bytes), which is what writing the
+ * session's items costs before any work.
  */
 const app = Fastify({ logger: false }).withTypeProvider<ZodTypeProvider>();
 app.setValidatorCompiler(validatorCompiler);
@@ -18,6 +20,14 @@ app.post(
     reply
       .code(202)
       .send({ data: { accepted: request.body.events.length, correlationId: crypto.randomUUID() } }),
+);
+const answerBytes = Number(process.argv[3] ?? 0);
+const answer = Buffer.from(JSON.stringify({ data: 'x'.repeat(Math.max(0, answerBytes - 11)) }));
+app.post('/answer', async (_request, reply) =>
+  reply
+    .code(201)
+    .type('application/json; charset=utf-8')
+    .send(answer as never),
 );
 const port = Number(process.argv[2] ?? 0);
 const address = await app.listen({ port, host: '127.0.0.1' });

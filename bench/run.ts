@@ -78,17 +78,20 @@ function record(
   );
 }
 
-async function baselines() {
+/** The bare Fastify baseline server (`answerBytes`: the size of its constant /answer body). */
+async function startBaseline(answerBytes = 0) {
   const port = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', 'bench/baseline-server.ts', String(port)],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
+    ['--import', 'tsx', 'bench/baseline-server.ts', String(port), String(answerBytes)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
-  const url = `http://127.0.0.1:${port}`;
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+async function baselines() {
+  const { url, child } = await startBaseline();
   const hello = await load({ url: `${url}/hello`, seconds });
   record('bare Fastify hello-world', '-', hello, '1.00× hello', 'baseline');
   const parse = await load({
@@ -107,10 +110,34 @@ async function baselines() {
     EVENTS_PER_REQUEST,
   );
   child.kill('SIGTERM');
-  return { hello: hello.rps, parse: parse.rps };
+  return { hello: hello.rps, parse: parse.rps, answer: 0 };
 }
 
-async function serviceRuns(mode: 'postgres' | 'pglite', base: { hello: number; parse: number }) {
+/** Bare Fastify answering a constant body of `bytes` (a session answer's size) to the same POST. */
+async function answerBaseline(bytes: number, body: string): Promise<number> {
+  const { url, child } = await startBaseline(bytes);
+  const answer = await load({
+    url: `${url}/answer`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    seconds,
+  });
+  record(
+    `bare Fastify, constant ${Math.round(bytes / 1000)} kB answer`,
+    '-',
+    answer,
+    '(session-size)',
+    'baseline',
+  );
+  child.kill('SIGTERM');
+  return answer.rps;
+}
+
+async function serviceRuns(
+  mode: 'postgres' | 'pglite',
+  base: { hello: number; parse: number; answer: number },
+) {
   const limits = {
     RATE_LIMIT_GLOBAL: '100000000',
     RATE_LIMIT_SDK: '100000000',
@@ -164,22 +191,24 @@ async function serviceRuns(mode: 'postgres' | 'pglite', base: { hello: number; p
     record('GET /api/sdk/config', mode, config, ratio(config.rps, base.hello, 'hello'), '≥ 0.50× hello');
 
     const session = await seedDelivery(server.url, store.ownerToken, { items: 100, audiences: 20 });
+    const body = JSON.stringify(session.body);
+    if (!base.answer) base.answer = await answerBaseline(session.bytes, body);
     const sessions = await load({
       url: `${server.url}/api/sdk/session`,
       method: 'POST',
       headers: { ...sdk, 'content-type': 'application/json' },
-      body: JSON.stringify(session.body),
+      body,
       seconds,
     });
     record(
       'POST /api/sdk/session (100 items, 20 aud.)',
       mode,
       sessions,
-      ratio(sessions.rps, base.hello, 'hello'),
+      ratio(sessions.rps, base.answer, 'same-size answer'),
       '≥ 5,000 req/s, p99 ≤ 30 ms',
     );
     notes.push(
-      `${mode}: each session answer carried ${session.delivered} of ${session.published} published items.`,
+      `${mode}: each session answer carried ${session.delivered} of ${session.published} published items (${session.bytes.toLocaleString('en-US')} bytes).`,
     );
   } finally {
     await server?.stop('SIGTERM');

@@ -111,6 +111,12 @@ export async function seedDelivery(
     headers: sdk,
     body: JSON.stringify(body),
   });
-  const session = (await res.json()) as { data: { flows: unknown[]; content: unknown[] } };
-  return { body, published, delivered: session.data.flows.length + session.data.content.length };
+  const text = await res.text();
+  const session = JSON.parse(text) as { data: { flows: unknown[]; content: unknown[] } };
+  return {
+    body,
+    published,
+    delivered: session.data.flows.length + session.data.content.length,
+    bytes: Buffer.byteLength(text),
+  };
 }
