@@ -54,9 +54,10 @@ export interface LocaleView {
   content: Buffer[];
   /**
    * The joined JSON of a choice of items (`flows` array, then `content`), for choices that
-   * recur (most sessions of one audience mix get the same items). Bounded; dropped with the view.
+   * recur (most sessions of one audience mix get the same items). Dropped with the view, and
+   * emptied whenever it would hold more bytes than the items themselves, four times over.
    */
-  joined: Map<string, Buffer>;
+  joined: { byChoice: Map<string, Buffer>; bytes: number; maxBytes: number };
 }
 
 interface Translatable {
@@ -343,11 +344,11 @@ export function createDeliveryCache(opts: DeliveryCacheOptions) {
       }
     }
     const lookup = await loadTranslations(opts.database.db, snapshot.tenantId, key || undefined, refs);
-    return {
-      flows: snapshot.items.flows.map((item) => Buffer.from(translateItem(lookup, item))),
-      content: snapshot.items.content.map((item) => Buffer.from(translateItem(lookup, item))),
-      joined: new Map(),
-    };
+    const flows = snapshot.items.flows.map((item) => Buffer.from(translateItem(lookup, item)));
+    const content = snapshot.items.content.map((item) => Buffer.from(translateItem(lookup, item)));
+    let itemBytes = 0;
+    for (const b of [...flows, ...content]) itemBytes += b.length;
+    return { flows, content, joined: { byChoice: new Map(), bytes: 0, maxBytes: 4 * itemBytes + 4096 } };
   }
 
   return {

@@ -102,7 +102,6 @@ function audienceMemo(snapshot: Snapshot, rules: RuleContext): Map<string, boole
 
 const COMMA = Buffer.from(',');
 const CONTENT_OPEN = Buffer.from('],"content":[');
-const MAX_JOINED = 1000;
 
 function appendJoined(parts: Buffer[], items: Buffer[], chosen: number[]): void {
   for (let k = 0; k < chosen.length; k++) {
@@ -112,17 +111,22 @@ function appendJoined(parts: Buffer[], items: Buffer[], chosen: number[]): void 
 }
 
 /** `a,b…],"content":[c,d…` for the chosen items, from the view's pre-encoded items (memoized). */
-function joinedItems(view: LocaleView, flows: number[], content: number[]): Buffer {
+export function joinedItems(view: LocaleView, flows: number[], content: number[]): Buffer {
+  const memo = view.joined;
   const key = `${flows.join(',')}|${content.join(',')}`;
-  let joined = view.joined.get(key);
+  let joined = memo.byChoice.get(key);
   if (!joined) {
     const parts: Buffer[] = [];
     appendJoined(parts, view.flows, flows);
     parts.push(CONTENT_OPEN);
     appendJoined(parts, view.content, content);
     joined = Buffer.concat(parts);
-    if (view.joined.size >= MAX_JOINED) view.joined.clear();
-    view.joined.set(key, joined);
+    if (memo.bytes + joined.length > memo.maxBytes) {
+      memo.byChoice.clear();
+      memo.bytes = 0;
+    }
+    memo.byChoice.set(key, joined);
+    memo.bytes += joined.length;
   }
   return joined;
 }
