@@ -72,6 +72,7 @@ export function createDeps(config: Config, database: DatabaseHandle, opts: DepsO
     hotPathActiveAt: 0,
     async close() {
       mailer.close();
+      await store.close();
       await bus.close();
       redis?.disconnect();
     },

@@ -6,13 +6,17 @@ import { memoryRateLimitStore, type RateLimitStore, redisRateLimitStore } from '
 import { connectRedis } from './redis.js';
 
 const WINDOW = 60_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Ordinals of `count` hits made in the same event-loop turn. */
-const burst = (store: RateLimitStore, key: string, count: number) =>
-  Promise.all(Array.from({ length: count }, () => store.hit(key, WINDOW)));
+const burst = (store: RateLimitStore, key: string, count: number, limit: number) =>
+  Promise.all(Array.from({ length: count }, () => store.hit(key, WINDOW, limit)));
 
 const oneToN = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
-const bursts = fc.array(fc.integer({ min: 1, max: 30 }), { minLength: 1, maxLength: 8 });
+const bursts = fc.array(fc.record({ size: fc.integer({ min: 1, max: 40 }), pause: fc.boolean() }), {
+  minLength: 1,
+  maxLength: 8,
+});
 
 describe('memoryRateLimitStore', () => {
   it('gives every hit of a window its own ordinal, and starts again in the next window', async () => {
@@ -20,9 +24,9 @@ describe('memoryRateLimitStore', () => {
       fc.asyncProperty(bursts, async (sizes) => {
         const store = memoryRateLimitStore();
         const ordinals: number[] = [];
-        for (const size of sizes) ordinals.push(...(await burst(store, 'k', size)));
+        for (const { size } of sizes) ordinals.push(...(await burst(store, 'k', size, 10)));
         expect(ordinals.sort((a, b) => a - b)).toEqual(oneToN(ordinals.length));
-        expect(await store.hit('k', 2 * WINDOW)).toBe(1);
+        expect(store.hit('k', 2 * WINDOW, 10)).toBe(1);
       }),
     );
   });
@@ -31,39 +35,107 @@ describe('memoryRateLimitStore', () => {
 describe.runIf(testRedisUrl())('redisRateLimitStore', () => {
   const redis = connectRedis(testRedisUrl()!);
   const prefix = `test:${randomHex(6)}:`;
+  const stored = async (key: string) => Number(await redis.get(`${prefix}rl:${key}:${WINDOW}`));
   afterAll(() => redis.disconnect());
 
-  it('gives every hit of one instance its own ordinal, however the hits are grouped', async () => {
+  it('gives every hit of one instance its own ordinal, whatever the limit and the grouping', async () => {
     await fc.assert(
-      fc.asyncProperty(bursts, async (sizes) => {
+      fc.asyncProperty(fc.constantFrom(5, 60, 100, 150, 1000), bursts, async (limit, sizes) => {
         const store = redisRateLimitStore(redis, prefix);
         const key = randomHex(6);
         const ordinals: number[] = [];
-        for (const size of sizes) ordinals.push(...(await burst(store, key, size)));
+        for (const { size, pause } of sizes) {
+          ordinals.push(...(await burst(store, key, size, limit)));
+          if (pause) await sleep(25);
+        }
         expect(ordinals.sort((a, b) => a - b)).toEqual(oneToN(ordinals.length));
-        expect(Number(await redis.get(`${prefix}rl:${key}:${WINDOW}`))).toBe(ordinals.length);
+        await store.close();
+        expect(await stored(key)).toBe(ordinals.length);
       }),
       { numRuns: 30 },
     );
   });
 
-  it('shares one budget between instances whose bursts arrive at the same time', async () => {
+  it('answers at once far below a large limit, and tells Redis within 20 ms', async () => {
+    const store = redisRateLimitStore(redis, prefix);
+    const first = store.hit('far', WINDOW, 1000);
+    expect(first).toBeInstanceOf(Promise);
+    expect(await first).toBe(1);
+    expect(Array.from({ length: 10 }, () => store.hit('far', WINDOW, 1000))).toEqual(oneToN(11).slice(1));
+    await sleep(40);
+    expect(await stored('far')).toBe(11);
+  });
+
+  it('asks Redis from half the limit on, after a quiet spell, and always under a limit of 100', async () => {
+    const store = redisRateLimitStore(redis, prefix);
+    await store.hit('half', WINDOW, 100);
+    expect(Array.from({ length: 49 }, () => store.hit('half', WINDOW, 100))).toEqual(oneToN(50).slice(1));
+    const fiftyFirst = store.hit('half', WINDOW, 100);
+    expect(fiftyFirst).toBeInstanceOf(Promise);
+    expect(await fiftyFirst).toBe(51);
+
+    // Another instance spends budget; after 100 ms of quiet this one asks Redis again.
+    await store.hit('quiet', WINDOW, 1000);
+    await redis.incrby(`${prefix}rl:quiet:${WINDOW}`, 300);
+    await sleep(120);
+    const after = store.hit('quiet', WINDOW, 1000);
+    expect(after).toBeInstanceOf(Promise);
+    expect(await after).toBe(302);
+
+    await store.hit('small', WINDOW, 99);
+    expect(store.hit('small', WINDOW, 99)).toBeInstanceOf(Promise);
+  });
+
+  it('shares a limit under 100 exactly between instances whose bursts arrive together', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.tuple(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 20 })), {
+        fc.integer({ min: 2, max: 99 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 30 })), {
           minLength: 1,
           maxLength: 6,
         }),
-        async (rounds) => {
+        async (limit, rounds) => {
           const stores = [redisRateLimitStore(redis, prefix), redisRateLimitStore(redis, prefix)];
           const key = randomHex(6);
           const ordinals: number[] = [];
           for (const [a, b] of rounds) {
-            const both = await Promise.all([burst(stores[0]!, key, a), burst(stores[1]!, key, b)]);
+            const both = await Promise.all([
+              burst(stores[0]!, key, a, limit),
+              burst(stores[1]!, key, b, limit),
+            ]);
             ordinals.push(...both.flat());
           }
-          // Every hit of either instance has a distinct ordinal: the N+1st is refused exactly.
           expect(ordinals.sort((x, y) => x - y)).toEqual(oneToN(ordinals.length));
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
+  it('never refuses two instances within a large limit, and lets them past it by at most half of it', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 100, max: 300 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 120 }), fc.integer({ min: 0, max: 120 }), fc.boolean()), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        async (limit, rounds) => {
+          const stores = [redisRateLimitStore(redis, prefix), redisRateLimitStore(redis, prefix)];
+          const key = randomHex(6);
+          let admitted = 0;
+          let total = 0;
+          for (const [a, b, pause] of rounds) {
+            const both = await Promise.all([
+              burst(stores[0]!, key, a, limit),
+              burst(stores[1]!, key, b, limit),
+            ]);
+            admitted += both.flat().filter((o) => o <= limit).length;
+            total += a + b;
+            if (pause) await sleep(25);
+          }
+          expect(admitted).toBeGreaterThanOrEqual(Math.min(total, limit));
+          expect(admitted).toBeLessThanOrEqual(limit + limit / 2);
         },
       ),
       { numRuns: 30 },

@@ -13,8 +13,12 @@ export type RateScope = keyof RateLimits;
 const WINDOW_MS = 60_000;
 
 export interface RateLimitStore {
-  /** Counts one hit for `key` in the window starting at `windowStart`; returns the count so far. */
-  hit(key: string, windowStart: number): Promise<number>;
+  /**
+   * Counts one hit for `key` in the window starting at `windowStart`; returns the count so far
+   * (this hit's ordinal), synchronously when the store can tell without a round trip.
+   */
+  hit(key: string, windowStart: number, limit: number): number | Promise<number>;
+  /** Sends what is only counted locally; resolves once answered (at most a second). */
   close(): Promise<void>;
 }
 
@@ -22,7 +26,7 @@ export function memoryRateLimitStore(): RateLimitStore {
   let window = 0;
   let counts = new Map<string, number>();
   return {
-    async hit(key, windowStart) {
+    hit(key, windowStart) {
       if (windowStart !== window) {
         window = windowStart;
         counts = new Map();
@@ -39,44 +43,138 @@ const HIT_SCRIPT = `local n = redis.call('INCRBY', KEYS[1], ARGV[2])
 if n == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n`;
 
+/** Limits below this are always counted in Redis hit by hit. */
+const MIN_LOCAL_LIMIT = 100;
+/** Below this share of the limit an instance may count locally. */
+const LOCAL_SHARE = 0.5;
+/** How often locally counted hits are sent to Redis. */
+const FLUSH_MS = 20;
+/** An instance counts locally only from a total it heard from Redis this recently. */
+const FRESH_MS = 100;
+
+interface Waiter {
+  resolve: (n: number) => void;
+  reject: (e: unknown) => void;
+}
+
+/** One key of one window, as this instance knows it. */
+interface KeyState {
+  windowStart: number;
+  /** The window's total in Redis at our last answer (-1: none yet), and when it came. */
+  known: number;
+  knownAt: number;
+  /** Hits sent to Redis and not answered yet. */
+  sent: number;
+  /** Hits admitted locally and not sent yet. */
+  local: number;
+  /** Hits waiting for their exact ordinal from Redis. */
+  waiters: Waiter[];
+}
+
 /**
- * Hits of one key that arrive in the same event-loop turn (concurrent requests of one API key
- * under load) are counted by ONE scripted INCRBY; each request still gets its own exact
- * ordinal (total − n + 1 … total), so the N+1st request of a window is refused exactly as with
- * one increment each, across any number of instances.
+ * One budget for every instance, kept in Redis.
+ *
+ * Exact path: a hit waits for its ordinal from Redis; the hits of one key in one event-loop
+ * turn share one scripted INCRBY and get its top ordinals, so the N+1st request of a window is
+ * refused exactly, across any number of instances.
+ *
+ * Local path, for limits of 100 and more: while the total this instance heard from Redis in
+ * the last 100 ms, plus what it has counted since, is under half the limit, a hit is answered
+ * at once and sent to Redis with the others within 20 ms. One instance stays exact (it knows
+ * every hit). Several instances stay exact unless, within those 100 ms, the others spend more
+ * than half the limit; then each may admit up to half the limit too many in that window.
  */
 export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): RateLimitStore {
   const client = redis as Redis & {
     rateLimitHit?: (key: string, ttlMs: number, amount: number) => Promise<number>;
   };
   if (!client.rateLimitHit) redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
-  let pending = new Map<string, { resolve: (n: number) => void; reject: (e: unknown) => void }[]>();
+  const keys = new Map<string, KeyState>();
+  const answering = new Set<Promise<void>>();
+  let immediate = false;
+  let timer: NodeJS.Timeout | null = null;
+
+  const send = (full: string, state: KeyState) => {
+    const waiters = state.waiters;
+    const amount = state.local + waiters.length;
+    if (amount === 0) return;
+    state.local = 0;
+    state.waiters = [];
+    state.sent += amount;
+    const answered = client.rateLimitHit!(full, WINDOW_MS * 2, amount).then(
+      (total) => {
+        state.sent -= amount;
+        state.known = Math.max(state.known, total);
+        state.knownAt = performance.now();
+        const first = total - waiters.length + 1;
+        for (let i = 0; i < waiters.length; i++) waiters[i]!.resolve(first + i);
+      },
+      (err) => {
+        state.sent -= amount;
+        for (const w of waiters) w.reject(err);
+      },
+    );
+    answering.add(answered);
+    void answered.finally(() => answering.delete(answered));
+  };
+
   const flush = () => {
-    const batch = pending;
-    pending = new Map();
-    for (const [key, waiters] of batch) {
-      client.rateLimitHit!(key, WINDOW_MS * 2, waiters.length).then(
-        (total) => {
-          const first = total - waiters.length + 1;
-          for (let i = 0; i < waiters.length; i++) waiters[i]!.resolve(first + i);
-        },
-        (err) => {
-          for (const w of waiters) w.reject(err);
-        },
-      );
+    immediate = false;
+    if (timer) clearTimeout(timer);
+    timer = null;
+    let latest = 0;
+    for (const state of keys.values()) latest = Math.max(latest, state.windowStart);
+    for (const [full, state] of keys) {
+      send(full, state);
+      // A past window's key is forgotten once nothing of it is in flight.
+      if (state.windowStart < latest && state.sent === 0) keys.delete(full);
     }
   };
+
+  const flushNow = () => {
+    if (immediate) return;
+    immediate = true;
+    setImmediate(flush);
+  };
+
+  const flushSoon = () => {
+    if (immediate || timer) return;
+    timer = setTimeout(flush, FLUSH_MS);
+    timer.unref();
+  };
+
   return {
-    hit(key, windowStart) {
+    hit(key, windowStart, limit) {
       const full = `${keyPrefix}rl:${key}:${windowStart}`;
+      let state = keys.get(full);
+      if (!state) {
+        state = { windowStart, known: -1, knownAt: 0, sent: 0, local: 0, waiters: [] };
+        keys.set(full, state);
+      }
+      if (
+        limit >= MIN_LOCAL_LIMIT &&
+        state.waiters.length === 0 &&
+        state.known >= 0 &&
+        performance.now() - state.knownAt <= FRESH_MS
+      ) {
+        const ordinal = state.known + state.sent + state.local + 1;
+        if (ordinal <= limit * LOCAL_SHARE) {
+          state.local++;
+          flushSoon();
+          return ordinal;
+        }
+      }
+      const waiting = state;
+      flushNow();
       return new Promise<number>((resolve, reject) => {
-        if (pending.size === 0) setImmediate(flush);
-        const waiters = pending.get(full);
-        if (waiters) waiters.push({ resolve, reject });
-        else pending.set(full, [{ resolve, reject }]);
+        waiting.waiters.push({ resolve, reject });
       });
     },
-    async close() {},
+    async close() {
+      flush();
+      const cap = new Promise((resolve) => setTimeout(resolve, 1000).unref());
+      await Promise.race([Promise.allSettled(answering), cap]);
+    },
   };
 }
 
@@ -87,12 +185,9 @@ interface RateDecision {
 }
 
 export function createRateLimiter(limits: RateLimits, store: RateLimitStore, now: () => number = Date.now) {
-  /** Counts one hit in `scope`'s current window; null when the scope is off. */
-  async function count(scope: RateScope, id: string, t: number) {
+  /** The scope's decision for `n` hits so far in the window starting at `windowStart`. */
+  function decide(scope: RateScope, n: number, windowStart: number, t: number) {
     const limit = limits[scope];
-    if (limit <= 0) return null;
-    const windowStart = t - (t % WINDOW_MS);
-    const n = await store.hit(`${scope}:${id}`, windowStart);
     const resetSeconds = Math.max(1, Math.ceil((windowStart + WINDOW_MS - t) / 1000));
     return { limit, remaining: Math.max(0, limit - n), resetSeconds, exceeded: n > limit };
   }
@@ -108,8 +203,13 @@ export function createRateLimiter(limits: RateLimits, store: RateLimitStore, now
     reply: FastifyReply,
   ): Promise<RateDecision | null> {
     const t = now();
-    const counted = (await Promise.all(scopes.map((scope) => count(scope, id, t)))).filter((d) => d !== null);
-    if (counted.length === 0) return null;
+    const windowStart = t - (t % WINDOW_MS);
+    const active = scopes.filter((scope) => limits[scope] > 0);
+    if (active.length === 0) return null;
+    const hits = active.map((scope) => store.hit(`${scope}:${id}`, windowStart, limits[scope]));
+    // Counted locally, every hit is a number: no event-loop turn is spent waiting.
+    const counts = hits.every((h) => typeof h === 'number') ? hits : await Promise.all(hits);
+    const counted = active.map((scope, i) => decide(scope, counts[i]!, windowStart, t));
     const binding =
       counted.find((d) => d.exceeded) ?? counted.reduce((min, d) => (d.remaining < min.remaining ? d : min));
     const { limit, remaining, resetSeconds } = binding;
