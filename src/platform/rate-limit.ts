@@ -90,7 +90,10 @@ export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): Rate
   };
   if (!client.rateLimitHit) redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   const keys = new Map<string, KeyState>();
+  /** Keys with hits to send at the next flush. */
+  const dirty = new Map<string, KeyState>();
   const answering = new Set<Promise<void>>();
+  let window = 0;
   let immediate = false;
   let timer: NodeJS.Timeout | null = null;
 
@@ -122,12 +125,16 @@ export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): Rate
     immediate = false;
     if (timer) clearTimeout(timer);
     timer = null;
-    let latest = 0;
-    for (const state of keys.values()) latest = Math.max(latest, state.windowStart);
+    for (const [full, state] of dirty) send(full, state);
+    dirty.clear();
+  };
+
+  /** When a new window starts, the past windows' keys are forgotten (unless still in flight). */
+  const forgetPastWindows = (windowStart: number) => {
+    if (windowStart <= window) return;
+    window = windowStart;
     for (const [full, state] of keys) {
-      send(full, state);
-      // A past window's key is forgotten once nothing of it is in flight.
-      if (state.windowStart < latest && state.sent === 0) keys.delete(full);
+      if (state.windowStart < windowStart && state.sent === 0 && !dirty.has(full)) keys.delete(full);
     }
   };
 
@@ -145,6 +152,7 @@ export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): Rate
 
   return {
     hit(key, windowStart, limit) {
+      forgetPastWindows(windowStart);
       const full = `${keyPrefix}rl:${key}:${windowStart}`;
       let state = keys.get(full);
       if (!state) {
@@ -160,11 +168,13 @@ export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): Rate
         const ordinal = state.known + state.sent + state.local + 1;
         if (ordinal <= limit * LOCAL_SHARE) {
           state.local++;
+          dirty.set(full, state);
           flushSoon();
           return ordinal;
         }
       }
       const waiting = state;
+      dirty.set(full, state);
       flushNow();
       return new Promise<number>((resolve, reject) => {
         waiting.waiters.push({ resolve, reject });
