@@ -152,6 +152,31 @@ describe('scope details', () => {
     expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: LIMITS.sdk }, (_, i) => i));
   });
 
+  it('counts a limit of 100 or more (counted locally far from it) exactly up to the N+1st request', async () => {
+    const big = await createTestApp({
+      db: t.db,
+      config: { platformAdminToken: ADMIN_TOKEN, rateLimits: { ...LIMITS, sdk: 120 } },
+      beforeReady: testRoutes,
+    });
+    try {
+      const res = await t.inject({
+        method: 'POST',
+        url: '/api/tenants/api-keys',
+        headers: tenant.owner.headers,
+        payload: { name: 'large limit' },
+      });
+      const key = { 'x-api-key': res.json().data.key as string };
+      nextWindow(big);
+      const replies = await hit(big, 'GET', '/api/test/sdk', key, 121);
+      expect(replies.slice(0, 120).map((r) => Number(r.headers['ratelimit-remaining']))).toEqual(
+        Array.from({ length: 120 }, (_, i) => 119 - i),
+      );
+      expectError(replies[120]!, 429, 'RATE_LIMITED');
+    } finally {
+      await big.close();
+    }
+  });
+
   it('counts failed API-key attempts against the caller IP, so keys cannot be guessed at will', async () => {
     nextWindow();
     const guess = { 'x-api-key': `wfx_${'c'.repeat(64)}` };

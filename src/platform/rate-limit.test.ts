@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { testRedisUrl } from '../../test/helpers/database.js';
 import { randomHex } from './crypto.js';
 import { memoryRateLimitStore, type RateLimitStore, redisRateLimitStore } from './rate-limit.js';
-import { connectRedis } from './redis.js';
+import { connectRedis, type Redis } from './redis.js';
 
 const WINDOW = 60_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -29,6 +29,88 @@ describe('memoryRateLimitStore', () => {
         expect(store.hit('k', 2 * WINDOW, 10)).toBe(1);
       }),
     );
+  });
+});
+
+/**
+ * A stand-in for Redis that counts as the script does and answers in order after 0–30 ms, so
+ * hits are made while sends are in flight; `failNext` makes the next send fail uncounted.
+ */
+function slowRedis() {
+  const totals = new Map<string, number>();
+  let lastAnswer = 0;
+  const fake = {
+    failNext: false,
+    total: (key: string) => totals.get(`rl:${key}:${WINDOW}`) ?? 0,
+    rateLimitHit(full: string, _ttl: number, amount: number): Promise<number> {
+      const at = Math.max(lastAnswer, Date.now() + Math.random() * 30);
+      lastAnswer = at;
+      if (fake.failNext) {
+        fake.failNext = false;
+        return new Promise((_, reject) => setTimeout(() => reject(new Error('READONLY')), at - Date.now()));
+      }
+      const total = (totals.get(full) ?? 0) + amount;
+      totals.set(full, total);
+      return new Promise((resolve) => setTimeout(() => resolve(total), at - Date.now()));
+    },
+  };
+  return { fake, store: redisRateLimitStore(fake as unknown as Redis, '') };
+}
+
+describe('redisRateLimitStore, against a slow Redis', () => {
+  it('gives every hit its own ordinal when hits arrive at any time, sends in flight', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(50, 150, 1000),
+        fc.array(fc.integer({ min: 0, max: 120 }), { minLength: 1, maxLength: 300 }),
+        async (limit, times) => {
+          const { fake, store } = slowRedis();
+          const ordinals = await Promise.all(
+            times.map((ms) => sleep(ms).then(() => store.hit('k', WINDOW, limit))),
+          );
+          await store.close();
+          expect(ordinals.sort((a, b) => a - b)).toEqual(oneToN(times.length));
+          expect(fake.total('k')).toBe(times.length);
+        },
+      ),
+      { numRuns: 20 },
+    );
+  });
+
+  it('fails the hits waiting on a failed send, and counts its local hits again without repeating an ordinal', async () => {
+    const { fake, store } = slowRedis();
+    expect(await store.hit('k', WINDOW, 1000)).toBe(1);
+    const local = Array.from({ length: 10 }, () => store.hit('k', WINDOW, 1000));
+    expect(local).toEqual(oneToN(11).slice(1));
+    fake.failNext = true;
+    await sleep(80);
+    expect(fake.total('k')).toBe(1);
+    // The view is gone: the next hit waits, and Redis counts the ten local hits with it.
+    const next = store.hit('k', WINDOW, 1000);
+    expect(next).toBeInstanceOf(Promise);
+    expect(await next).toBe(12);
+    expect(fake.total('k')).toBe(12);
+
+    const waiting = store.hit('w', WINDOW, 1000);
+    fake.failNext = true;
+    await expect(waiting).rejects.toThrow('READONLY');
+  });
+
+  it('lets k instances past a large limit by at most (k − 1) × half of it', async () => {
+    const shared = slowRedis();
+    const others = [0, 1].map(() => redisRateLimitStore(shared.fake as unknown as Redis, ''));
+    const limit = 100;
+    let admitted = 0;
+    const count = (ordinals: number[]) => {
+      admitted += ordinals.filter((o) => o <= limit).length;
+    };
+    // The others hear the total early, then one instance spends the whole budget at once,
+    // and the others count locally from their (fresh but outdated) view.
+    for (const other of others) count([await other.hit('k', WINDOW, limit)]);
+    count(await burst(shared.store, 'k', limit, limit));
+    for (const other of others) count(await burst(other, 'k', limit, limit));
+    expect(admitted).toBeGreaterThan(limit);
+    expect(admitted).toBeLessThanOrEqual(limit + 2 * (limit / 2));
   });
 });
 

@@ -78,11 +78,13 @@ interface KeyState {
  * turn share one scripted INCRBY and get its top ordinals, so the N+1st request of a window is
  * refused exactly, across any number of instances.
  *
- * Local path, for limits of 100 and more: while the total this instance heard from Redis in
- * the last 100 ms, plus what it has counted since, is under half the limit, a hit is answered
- * at once and sent to Redis with the others within 20 ms. One instance stays exact (it knows
- * every hit). Several instances stay exact unless, within those 100 ms, the others spend more
- * than half the limit; then each may admit up to half the limit too many in that window.
+ * Local path, for limits of 100 and more: while the total this instance heard from Redis for
+ * a send of the last 100 ms, plus what it has counted since, is at most half the limit, a hit
+ * is answered at once and sent to Redis with the others within 20 ms. One instance stays exact
+ * (it knows every hit). Several stay exact unless the others spend more than half the limit
+ * within those 100 ms; each instance counts at most half the limit locally in a window, so k
+ * instances admit at most (k − 1) × half the limit too many. A failed send drops the view (the
+ * next hits go exact) and counts its local hits again with the next one.
  */
 export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): RateLimitStore {
   const client = redis as Redis & {
@@ -101,19 +103,27 @@ export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): Rate
     const waiters = state.waiters;
     const amount = state.local + waiters.length;
     if (amount === 0) return;
+    const local = state.local;
     state.local = 0;
     state.waiters = [];
     state.sent += amount;
+    // The view is as old as the moment Redis may have counted it, not as the answer.
+    const sentAt = performance.now();
     const answered = client.rateLimitHit!(full, WINDOW_MS * 2, amount).then(
       (total) => {
         state.sent -= amount;
         state.known = Math.max(state.known, total);
-        state.knownAt = performance.now();
+        state.knownAt = sentAt;
         const first = total - waiters.length + 1;
         for (let i = 0; i < waiters.length; i++) waiters[i]!.resolve(first + i);
       },
       (err) => {
         state.sent -= amount;
+        // The waiting requests fail (as any Redis error does). The locally admitted hits are
+        // counted again with the next send, and the view is dropped: the next hits go exact.
+        state.local += local;
+        state.known = -1;
+        if (local > 0) dirty.set(full, state);
         for (const w of waiters) w.reject(err);
       },
     );
