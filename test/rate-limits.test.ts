@@ -4,6 +4,7 @@ import { API_KEY, platformAdmin, publicRoute, requireRole } from '../src/platfor
 import { createTestApp, expectError, type TestApp } from './helpers/app.js';
 import { testRedisUrl } from './helpers/database.js';
 import { createTenant, type TenantFixture } from './helpers/factories.js';
+import { apiKeyOf } from './helpers/sdk.js';
 
 /** DECISIONS §5: every scope, its headers, fixed one-minute windows, and one budget across instances. */
 const ADMIN_TOKEN = 'platform-admin-token-0123456789abcdef';
@@ -131,13 +132,7 @@ describe('scope details', () => {
 
   it('refuses exactly the requests past the limit when they arrive at the same time', async () => {
     nextWindow();
-    const res = await t.inject({
-      method: 'POST',
-      url: '/api/tenants/api-keys',
-      headers: tenant.owner.headers,
-      payload: { name: 'burst' },
-    });
-    const key = { 'x-api-key': res.json().data.key as string };
+    const key = { 'x-api-key': await apiKeyOf(t, tenant) };
     nextWindow();
     const burst = await Promise.all(
       Array.from({ length: LIMITS.sdk + 4 }, () =>
@@ -159,13 +154,7 @@ describe('scope details', () => {
       beforeReady: testRoutes,
     });
     try {
-      const res = await t.inject({
-        method: 'POST',
-        url: '/api/tenants/api-keys',
-        headers: tenant.owner.headers,
-        payload: { name: 'large limit' },
-      });
-      const key = { 'x-api-key': res.json().data.key as string };
+      const key = { 'x-api-key': await apiKeyOf(t, tenant) };
       nextWindow(big);
       const replies = await hit(big, 'GET', '/api/test/sdk', key, 121);
       expect(replies.slice(0, 120).map((r) => Number(r.headers['ratelimit-remaining']))).toEqual(

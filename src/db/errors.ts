@@ -17,7 +17,7 @@ function pgError(err: unknown): PgLikeError | null {
 /** True for a unique violation, optionally of the named constraint or index. */
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = pgError(err);
-  if (!e || e.code !== '23505') return false;
+  if (e?.code !== '23505') return false;
   return constraint === undefined || e.constraint === constraint;
 }
 

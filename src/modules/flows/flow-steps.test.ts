@@ -1,14 +1,13 @@
-import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
 import {
+  auditEntries,
   callAs,
   createFlow,
   createTenant,
   TEST_SITE_ID,
   type TenantFixture,
 } from '../../../test/helpers/factories.js';
-import { auditLogs } from '../../db/schema/index.js';
 
 let t: TestApp;
 let acme: TenantFixture;
@@ -178,11 +177,7 @@ describe('step CRUD', () => {
     } finally {
       t.clock.set(Date.now());
     }
-    const rows = await t.deps.database.db
-      .select()
-      .from(auditLogs)
-      .where(and(eq(auditLogs.entityId, flow.id), eq(auditLogs.action, 'FLOW_UPDATED')))
-      .orderBy(auditLogs.createdAt, auditLogs.id);
+    const rows = await auditEntries(t, acme.tenantId, { action: 'FLOW_UPDATED', entityId: flow.id });
     expect(rows.map((r) => (r.metadata as { operation: string }).operation)).toEqual([
       'step_added',
       'step_updated',
@@ -231,10 +226,7 @@ describe('step CRUD', () => {
       const after = (await call('GET', `/api/flows/${flow.id}`)).json().data;
       expect(after.updatedAt).toBe(flow.updatedAt);
       expect(after.steps).toEqual(flow.steps);
-      const audited = await t.deps.database.db
-        .select()
-        .from(auditLogs)
-        .where(and(eq(auditLogs.entityId, flow.id), eq(auditLogs.action, 'FLOW_UPDATED')));
+      const audited = await auditEntries(t, acme.tenantId, { action: 'FLOW_UPDATED', entityId: flow.id });
       expect(audited).toEqual([]);
 
       const changed = await call('PATCH', `/api/flows/${flow.id}/steps/${step.id}`, {
@@ -250,10 +242,7 @@ describe('step CRUD', () => {
       expect((await call('GET', `/api/flows/${flow.id}`)).json().data.updatedAt).toBe(
         new Date(at).toISOString(),
       );
-      const rows = await t.deps.database.db
-        .select()
-        .from(auditLogs)
-        .where(and(eq(auditLogs.entityId, flow.id), eq(auditLogs.action, 'FLOW_UPDATED')));
+      const rows = await auditEntries(t, acme.tenantId, { action: 'FLOW_UPDATED', entityId: flow.id });
       expect(rows.map((r) => r.metadata)).toEqual([
         { changed: ['steps'], operation: 'step_updated', stepId: step.id, fields: ['settings'] },
       ]);
@@ -358,10 +347,7 @@ describe('step order stays 0..n-1', () => {
     const after = (await call('GET', `/api/flows/${flow.id}`)).json().data;
     expect(after.updatedAt).toBe(flow.updatedAt);
     expect(after.steps).toEqual(flow.steps);
-    const audited = await t.deps.database.db
-      .select()
-      .from(auditLogs)
-      .where(and(eq(auditLogs.entityId, flow.id), eq(auditLogs.action, 'FLOW_UPDATED')));
+    const audited = await auditEntries(t, acme.tenantId, { action: 'FLOW_UPDATED', entityId: flow.id });
     expect(audited).toEqual([]);
   });
 

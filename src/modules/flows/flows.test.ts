@@ -1,7 +1,8 @@
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
 import {
+  auditEntries,
   callAs,
   createFlow,
   createTenant,
@@ -357,11 +358,7 @@ describe('PATCH /api/flows/:id', () => {
       steps: [],
     });
 
-    const rows = await t.deps.database.db
-      .select()
-      .from(auditLogs)
-      .where(and(eq(auditLogs.entityId, flow.id), eq(auditLogs.action, 'FLOW_UPDATED')))
-      .orderBy(auditLogs.createdAt, auditLogs.id);
+    const rows = await auditEntries(t, acme.tenantId, { action: 'FLOW_UPDATED', entityId: flow.id });
     expect(rows[0]!.metadata).toMatchObject({ changed: ['name', 'trigger', 'audienceId', 'steps'] });
     expect(rows[0]).toMatchObject({
       actorId: acme.owner.userId,
@@ -436,11 +433,7 @@ describe('PATCH /api/flows/:id', () => {
     } finally {
       t.clock.set(Date.now());
     }
-    const rows = await t.deps.database.db
-      .select()
-      .from(auditLogs)
-      .where(and(eq(auditLogs.entityId, flow.id), eq(auditLogs.action, 'FLOW_UPDATED')))
-      .orderBy(auditLogs.createdAt, auditLogs.id);
+    const rows = await auditEntries(t, acme.tenantId, { action: 'FLOW_UPDATED', entityId: flow.id });
     expect(rows.map((r) => r.metadata)).toEqual([{ changed: ['name'] }, { changed: ['steps'] }]);
   });
 
