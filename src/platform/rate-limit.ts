@@ -60,7 +60,7 @@ interface Waiter {
 /** One key of one window, as this instance knows it. */
 interface KeyState {
   windowStart: number;
-  /** The window's total in Redis at our last answer (-1: none yet), and when it came. */
+  /** The window's total in Redis at our last answer (-1: none, or dropped), and when that send left. */
   known: number;
   knownAt: number;
   /** Hits sent to Redis and not answered yet. */

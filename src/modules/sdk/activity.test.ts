@@ -4,7 +4,6 @@ import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { createTenant } from '../../../test/helpers/factories.js';
 import { apiKeyOf, sdkCall } from '../../../test/helpers/sdk.js';
 import { endUserItemStates, endUsers, eventBatches } from '../../db/schema/index.js';
-import { createBatcher } from '../../platform/batcher.js';
 import { newId } from '../../platform/ids.js';
 import { eventEffects } from '../../workers/event-effects.js';
 import { processPendingEvents } from '../../workers/event-processor.js';
@@ -252,39 +251,7 @@ describe('frequency settings and item states of events', () => {
   });
 });
 
-describe('batcher and event recorder', () => {
-  it('coalesces calls queued while a statement runs into the next one', async () => {
-    const runs: number[][] = [];
-    let release: () => void = () => {};
-    const batcher = createBatcher<number, number>({
-      maxInFlight: 1,
-      run: async (items) => {
-        runs.push(items);
-        if (runs.length === 1) await new Promise<void>((r) => (release = r));
-        return items.map((i) => i * 10);
-      },
-    });
-    const first = batcher.load(1);
-    const rest = [2, 3, 4].map((i) => batcher.load(i));
-    release();
-    expect(await Promise.all([first, ...rest])).toEqual([10, 20, 30, 40]);
-    expect(runs).toEqual([[1], [2, 3, 4]]);
-  });
-
-  it('with defer, joins the calls of one event-loop turn', async () => {
-    const runs: number[][] = [];
-    const batcher = createBatcher<number, number>({
-      maxInFlight: 1,
-      defer: true,
-      run: async (items) => {
-        runs.push(items);
-        return items;
-      },
-    });
-    expect(await Promise.all([1, 2, 3].map((i) => batcher.load(i)))).toEqual([1, 2, 3]);
-    expect(runs).toEqual([[1, 2, 3]]);
-  });
-
+describe('processor wake and event recorder', () => {
   it('wakes the event processor at once at rest, then at most once per interval', async () => {
     let wakes = 0;
     const wake = throttledWake(() => wakes++, 40);
@@ -298,14 +265,6 @@ describe('batcher and event recorder', () => {
     await new Promise((r) => setTimeout(r, 50));
     wake();
     expect(wakes).toBe(3);
-  });
-
-  it('rejects every call of a failed statement', async () => {
-    const batcher = createBatcher<number, number>({
-      maxInFlight: 1,
-      run: async () => Promise.reject(new Error('x')),
-    });
-    await expect(batcher.load(1)).rejects.toThrow('x');
   });
 
   it('records events of one tenant and key into the batch still waiting for the writer', async () => {

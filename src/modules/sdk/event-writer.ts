@@ -16,14 +16,8 @@ export interface PendingBatch {
 
 export interface EventWriterOptions {
   database: DatabaseHandle;
-  /** Statements in flight at once; more than one uses several pooled connections on PostgreSQL. */
-  maxInFlight: number;
-  /** Upper bound of rows (requests) stored by one statement. */
-  maxRowsPerStatement?: number;
   /** Called after each commit (wakes the event processor). */
   onCommitted?: () => void;
-  /** Start statements from a `setImmediate` (one event-loop turn of requests, one INSERT). */
-  defer?: boolean;
 }
 
 const COLUMNS = 8;
@@ -48,16 +42,13 @@ function insertFor(rows: number): string {
 }
 
 /**
- * Group commit: requests that arrive while a statement is in flight wait for the next one, and
- * that statement stores all of them with one multi-row INSERT … SELECT FROM unnest(…). Each
+ * Group commit (through the batcher): the requests of one event-loop turn, and those arriving
+ * while a statement is in flight, are stored by one multi-row INSERT (at most 500 rows). Each
  * request is answered only after the statement that holds its batch has committed, so a 202
  * means durable; under load the batch grows by itself, with no timer adding latency at rest.
  */
 export function createEventWriter(opts: EventWriterOptions) {
   const batcher = createBatcher<PendingBatch, void>({
-    maxInFlight: opts.maxInFlight,
-    maxBatch: opts.maxRowsPerStatement ?? 500,
-    ...(opts.defer === undefined ? {} : { defer: opts.defer }),
     async run(batches) {
       const params = new Array<unknown>(batches.length * COLUMNS);
       batches.forEach((b, r) => {

@@ -44,10 +44,6 @@ export function createAppEventWriter(app: FastifyInstance): EventWriter {
   const wake = throttledWake(() => app.deps.wakeWorker(EVENT_PROCESSOR), PROCESSOR_WAKE_MS);
   const writer = createEventWriter({
     database,
-    // One statement at a time, gathering one event-loop turn of requests: on PostgreSQL as on
-    // PGlite this measured faster than several smaller statements in parallel (bench/README.md).
-    maxInFlight: 1,
-    defer: true,
     onCommitted: () => {
       app.deps.hotPathActiveAt = Date.now();
       wake();

@@ -195,10 +195,7 @@ async function lookupMany(database: DatabaseHandle, who: SessionWho[]): Promise<
 /** Session lookups, coalesced: concurrent sessions share one statement. */
 export function createSessionLookup(database: DatabaseHandle) {
   const batcher = createBatcher<SessionWho, SessionLookup>({
-    // As the event writer: one statement at a time, each taking every waiting session.
-    maxInFlight: 1,
     maxBatch: 500,
-    defer: true,
     run: (who) => lookupMany(database, who),
   });
   return (who: SessionWho) => batcher.load(who);
