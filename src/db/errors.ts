@@ -24,3 +24,9 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
 export function isForeignKeyViolation(err: unknown): boolean {
   return pgError(err)?.code === '23503';
 }
+
+/** A prepared statement whose result columns changed under it (a migration altered them). */
+export function isCachedPlanInvalid(err: unknown): boolean {
+  const e = pgError(err) as (PgLikeError & { message?: string }) | null;
+  return e?.code === '0A000' && /cached plan must not change result type/.test(e.message ?? '');
+}

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
 import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
 import { eventBatches, eventDeadLetters } from '../../db/schema/index.js';
@@ -296,6 +296,36 @@ describe('event processing', () => {
     for (let i = 0; i < 5; i++) await post(tenEvents);
     await processPendingEvents(t.deps, [effect], opts);
     expect(chunks).toEqual([1, 2, 2]);
+  });
+
+  it('stops at a chunk that comes back short: what commits later waits for the next wake', async () => {
+    await processWith();
+    for (let i = 0; i < 3; i++) await post([{ type: 'CLICK' }]);
+    const chunks: number[] = [];
+    const effect: EventEffect = {
+      name: 'chunk sizes',
+      async apply(_tx, batches) {
+        chunks.push(batches.length);
+      },
+    };
+    const transactions = vi.spyOn(t.deps.database.db, 'transaction');
+    let asked = 0;
+    try {
+      await processPendingEvents(t.deps, [effect], {
+        maxBatches: 10,
+        ingestionBusy: () => {
+          asked++;
+          return true;
+        },
+      });
+      // One transaction, no pause and no second claim: under load the next wake's chunk then
+      // gathers everything committed meanwhile instead of a transaction per commit.
+      expect(chunks).toEqual([3]);
+      expect(transactions).toHaveBeenCalledTimes(1);
+      expect(asked).toBe(0);
+    } finally {
+      transactions.mockRestore();
+    }
   });
 
   it('marks the hot path busy on each commit, and processing then pauses as long as each chunk took', async () => {

@@ -121,13 +121,13 @@ async function read(database: DatabaseHandle, keys: Key[]): Promise<SessionLooku
   if (keys.length === 1) {
     const k = keys[0]!;
     const [row] = k.ext
-      ? await database.query<Row>(ONE.byUser, [k.tenantId, k.ext])
+      ? await database.queryPrepared<Row>(ONE.byUser, [k.tenantId, k.ext])
       : k.anon
-        ? await database.query<Row>(ONE.byAnon, [k.tenantId, k.anon])
-        : await database.query<Row>(ONE.nobody, [k.tenantId]);
+        ? await database.queryPrepared<Row>(ONE.byAnon, [k.tenantId, k.anon])
+        : await database.queryPrepared<Row>(ONE.nobody, [k.tenantId]);
     return [toLookup(row!, Number(row!.version))];
   }
-  const rows = await database.query<Row>(MANY, [
+  const rows = await database.queryPrepared<Row>(MANY, [
     keys.map((k) => k.tenantId),
     keys.map((k) => k.ext),
     keys.map((k) => k.anon),
