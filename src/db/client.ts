@@ -5,8 +5,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
-import { isCachedPlanInvalid } from './errors.js';
-import { pglitePrepared } from './pglite-prepared.js';
+import { enablePglitePrepared, preparedQuery } from './prepared.js';
 import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;
@@ -22,8 +21,7 @@ export interface DatabaseHandle {
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   /**
    * `query` for a hot statement of fixed text, parsed and planned once per connection and
-   * reused (a named prepared statement; on PGlite see pglite-prepared.ts). Each distinct text
-   * stays prepared for the connection's life: only for a small, fixed set of statements.
+   * reused (see `preparedQuery` in prepared.ts: only for a small, fixed set of statements).
    */
   queryPrepared<T = Record<string, unknown>>(text: string, params: unknown[]): Promise<T[]>;
   ping(): Promise<void>;
@@ -51,7 +49,6 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
   pool.on('error', () => {});
   const db = drizzlePg(pool, { schema }) as unknown as Database;
   let closed = false;
-  const names = new Map<string, string>();
   return {
     db,
     kind: 'postgres',
@@ -60,21 +57,7 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
       const res = await pool.query(text, params as unknown[]);
       return res.rows;
     },
-    async queryPrepared(text, params) {
-      let name = names.get(text);
-      if (!name) {
-        name = `hot_${names.size + 1}`;
-        names.set(text, name);
-      }
-      try {
-        return (await pool.query({ name, text, values: params })).rows;
-      } catch (err) {
-        // A migration by a newer instance changed a column this statement returns: PostgreSQL
-        // refuses the connection's cached plan ("cached plan must not change result type").
-        if (isCachedPlanInvalid(err)) return (await pool.query(text, params)).rows;
-        throw err;
-      }
-    },
+    queryPrepared: (text, params) => preparedQuery(db, text, params),
     async ping() {
       await pool.query('select 1');
     },
@@ -89,6 +72,7 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
 async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
   const client = await PGlite.create(dataDir);
+  enablePglitePrepared(client);
   const db = drizzlePglite(client, { schema }) as unknown as Database;
   let closed = false;
   return {
@@ -99,7 +83,7 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
       const res = await client.query(text, params as unknown[]);
       return res.rows as never[];
     },
-    queryPrepared: pglitePrepared(client),
+    queryPrepared: (text, params) => preparedQuery(db, text, params),
     async ping() {
       if (closed) throw new Error('database closed');
       await client.query('select 1');

@@ -5,14 +5,14 @@ import { pglitePrepared } from './pglite-prepared.js';
 
 describe('pglitePrepared', () => {
   let client: PGlite;
-  let queryPrepared: ReturnType<typeof pglitePrepared>;
+  let queryPrepared: ReturnType<typeof pglitePrepared>['query'];
 
   beforeAll(async () => {
     client = await PGlite.create('memory://');
     await client.exec(`create table things (
       id uuid primary key, name text not null unique, tags text[] not null default '{}',
       data jsonb, at timestamptz, n int)`);
-    queryPrepared = pglitePrepared(client);
+    queryPrepared = pglitePrepared(client).query;
   });
   afterAll(() => client.close());
 

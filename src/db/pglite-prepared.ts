@@ -19,9 +19,10 @@ interface Statement {
  * the statement itself (the session lookup: ~550 µs unnamed, ~150 µs prepared). Here a statement
  * is parsed once and then bound and executed in one round trip.
  *
- * Runs under PGlite's own two locks, in the order `query` takes them, so a statement never lands
- * inside another caller's open transaction; after a write it syncs the data directory as `query`
- * does.
+ * `query` runs under PGlite's own two locks, in the order `PGlite.query` takes them, so a statement
+ * never lands inside another caller's open transaction, and syncs the data directory after it as
+ * `PGlite.query` does; `inTransaction` is for the owner of the open transaction (it holds the
+ * transaction lock already).
  */
 export function pglitePrepared(client: PGlite) {
   const statements = new Map<string, Statement>();
@@ -41,7 +42,11 @@ export function pglitePrepared(client: PGlite) {
     return statement;
   }
 
-  async function execute<T>(statement: Statement, params: readonly unknown[]): Promise<T[]> {
+  async function execute<T>(
+    statement: Statement,
+    params: readonly unknown[],
+    inTransaction: boolean,
+  ): Promise<T[]> {
     const values = params.map((value, i) => {
       if (value === null || value === undefined) return null;
       const serializer = client.serializers[statement.paramTypes[i]!];
@@ -50,25 +55,37 @@ export function pglitePrepared(client: PGlite) {
     const messages = await client.execProtocolStream(
       Buffer.concat([serialize.bind({ statement: statement.name, values }), DESCRIBE_PORTAL, EXECUTE, SYNC]),
     );
-    await client.syncToFs();
+    // As PGlite.query: the data directory is synced after a statement outside a transaction.
+    if (!inTransaction) await client.syncToFs();
     return (parse.parseResults(messages, client.parsers)[0]?.rows ?? []) as T[];
   }
 
-  return async function queryPrepared<T>(text: string, params: readonly unknown[]): Promise<T[]> {
-    await client._checkReady();
-    return client._runExclusiveTransaction(() =>
-      client._runExclusiveQuery(async () => {
-        const statement = statements.get(text) ?? (await prepare(text));
-        try {
-          return await execute<T>(statement, params);
-        } catch (err) {
-          if (!isCachedPlanInvalid(err)) throw err;
-          // A column it returns changed type: prepare it afresh.
-          statements.delete(text);
-          await client.execProtocolStream(serialize.query(`deallocate ${statement.name}`));
-          return execute<T>(await prepare(text), params);
-        }
-      }),
-    );
+  async function run<T>(text: string, params: readonly unknown[], inTransaction: boolean): Promise<T[]> {
+    const statement = statements.get(text) ?? (await prepare(text));
+    try {
+      return await execute<T>(statement, params, inTransaction);
+    } catch (err) {
+      if (!isCachedPlanInvalid(err)) throw err;
+      // A column it returns changed type: the next use prepares it afresh.
+      statements.delete(text);
+      // In a transaction the error has aborted it: the caller's retry runs the new statement.
+      if (inTransaction) throw err;
+      await client.execProtocolStream(serialize.query(`deallocate ${statement.name}`));
+      return run(text, params, false);
+    }
+  }
+
+  return {
+    /** Outside any transaction: waits for an open one to end, as PGlite.query does. */
+    async query<T>(text: string, params: readonly unknown[]): Promise<T[]> {
+      await client._checkReady();
+      return client._runExclusiveTransaction(() =>
+        client._runExclusiveQuery(() => run<T>(text, params, false)),
+      );
+    },
+    /** Inside the caller's own open transaction (from PGlite.transaction's callback). */
+    inTransaction<T>(text: string, params: readonly unknown[]): Promise<T[]> {
+      return client._runExclusiveQuery(() => run<T>(text, params, true));
+    },
   };
 }

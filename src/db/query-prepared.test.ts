@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.js';
+import { isCachedPlanInvalid } from './errors.js';
+import { preparedQuery } from './prepared.js';
 
-describe('DatabaseHandle.queryPrepared', () => {
+describe('prepared statements (DatabaseHandle.queryPrepared, preparedQuery)', () => {
   let t: TestDatabase;
   beforeAll(async () => {
     t = await createTestDatabase();
@@ -17,10 +19,32 @@ describe('DatabaseHandle.queryPrepared', () => {
     }
   });
 
+  it('runs inside an open transaction: sees its writes and rolls back with it', async () => {
+    const count = 'select count(*)::int as n from prepared_probe where v = $1';
+    await t.handle.db
+      .transaction(async (tx) => {
+        await preparedQuery(tx, 'insert into prepared_probe values ($1, $2)', [3, 30]);
+        expect(await preparedQuery(tx, count, [30])).toEqual([{ n: 1 }]);
+        tx.rollback();
+      })
+      .catch(() => {});
+    expect(await t.handle.queryPrepared(count, [30])).toEqual([{ n: 0 }]);
+  });
+
   it('survives a migration that changes a column it returns', async () => {
     const text = 'select v from prepared_probe where id = $1';
-    for (let i = 0; i < 3; i++) expect(await t.handle.queryPrepared(text, [1])).toEqual([{ v: 10 }]);
+    const inTransaction = () => t.handle.db.transaction((tx) => preparedQuery(tx, text, [2]));
+    for (let i = 0; i < 3; i++) {
+      expect(await t.handle.queryPrepared(text, [1])).toEqual([{ v: 10 }]);
+      expect(await inTransaction()).toEqual([{ v: 20 }]);
+    }
     await t.handle.query('alter table prepared_probe alter column v type text');
+    // Inside a transaction, a connection that cached the old plan fails that transaction once
+    // (the error aborts it); the retry runs the statement prepared afresh.
+    const first = await inTransaction().catch((err: unknown) => err);
+    if (!Array.isArray(first)) expect(isCachedPlanInvalid(first)).toBe(true);
+    for (let i = 0; i < 3; i++) expect(await inTransaction()).toEqual([{ v: '20' }]);
+    // Outside a transaction it is prepared afresh at once, whatever the connection cached.
     for (let i = 0; i < 3; i++) expect(await t.handle.queryPrepared(text, [1])).toEqual([{ v: '10' }]);
   });
 });

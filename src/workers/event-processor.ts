@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Executor } from '../db/client.js';
+import { preparedQuery } from '../db/prepared.js';
 import { columnsOf, rawQuery } from '../db/raw.js';
 import type { AppDeps } from '../deps.js';
 import type { StoredEvent } from '../modules/sdk/event-types.js';
@@ -120,7 +121,7 @@ async function processChunk(
     return await deps.database.db.transaction(async (tx) => {
       claimed = onlyId
         ? await rawQuery<ClaimedRow>(tx, CLAIM_ONE, [onlyId])
-        : await rawQuery<ClaimedRow>(tx, CLAIM, [chunk]);
+        : await preparedQuery<ClaimedRow>(tx, CLAIM, [chunk]);
       if (claimed.length > 0) await applyBatches(tx, deps, effects, claimed);
       return { batches: claimed.length, events: claimed.reduce((n, r) => n + Number(r.event_count), 0) };
     });
@@ -190,7 +191,7 @@ async function applyBatches(
       ]),
     );
   }
-  await rawQuery(tx, 'update event_batches set processed_at = now() where id = any($1::uuid[])', [
+  await preparedQuery(tx, 'update event_batches set processed_at = now() where id = any($1::uuid[])', [
     rows.map((r) => r.id),
   ]);
   for (const b of batches) b.log.debug({ events: b.events.length }, 'event batch processed');
@@ -208,7 +209,7 @@ async function dropDuplicates(tx: Executor, batches: ProcessedBatch[]): Promise<
     }
   }
   if (ids.length === 0) return;
-  const fresh = await rawQuery<{ tenant_id: string; event_id: string }>(
+  const fresh = await preparedQuery<{ tenant_id: string; event_id: string }>(
     tx,
     `insert into processed_event_ids (tenant_id, event_id)
        select * from unnest($1::uuid[], $2::uuid[]) on conflict do nothing returning tenant_id, event_id`,

@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/client.js';
-import { columnsOf, rawQuery, SEP, sortedByKey } from '../../db/raw.js';
+import { preparedQuery } from '../../db/prepared.js';
+import { columnsOf, SEP, sortedByKey } from '../../db/raw.js';
 import { dayFromEpoch } from './keys.js';
 
 /**
@@ -125,8 +126,8 @@ const dateOf = (n: number) => (n === FIRST_DAY ? '-infinity' : dayFromEpoch(n));
 export async function writeReach(tx: Executor, changes: ReachChanges): Promise<void> {
   if (changes.users.size > 0) {
     const ids = columnsOf(sortedByKey(changes.users), ['tenantId', 'scope', 'userKey']);
-    await rawQuery(tx, PLACEHOLDERS, ids);
-    const rows = await rawQuery<{
+    await preparedQuery(tx, PLACEHOLDERS, ids);
+    const rows = await preparedQuery<{
       tenant_id: string;
       scope: string;
       user_key: string;
@@ -150,7 +151,7 @@ export async function writeReach(tx: Executor, changes: ReachChanges): Promise<v
         });
     }
     if (updates.length > 0) {
-      await rawQuery(
+      await preparedQuery(
         tx,
         UPDATE_USERS,
         columnsOf(updates, ['tenantId', 'scope', 'userKey', (u) => dayFromEpoch(u.origin), 'bits']),
@@ -159,7 +160,7 @@ export async function writeReach(tx: Executor, changes: ReachChanges): Promise<v
   }
   const points = sortedByKey(changes.points).filter((p) => p.n !== 0);
   if (points.length === 0) return;
-  await rawQuery(
+  await preparedQuery(
     tx,
     UPSERT_POINTS,
     columnsOf(points, ['tenantId', 'scope', (p) => dayFromEpoch(p.day), (p) => dateOf(p.prev), 'n']),

@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/client.js';
-import { type ColumnPicker, columnsOf, rawQuery, SEP, sortedByKey } from '../../db/raw.js';
+import { preparedQuery } from '../../db/prepared.js';
+import { type ColumnPicker, columnsOf, SEP, sortedByKey } from '../../db/raw.js';
 import type { EventEffect, ProcessedBatch } from '../../workers/event-processor.js';
 import type { StoredEvent } from '../sdk/event-types.js';
 import {
@@ -197,7 +198,7 @@ const UPSERT_HEAT_ELEMENTS = `insert into analytics_heatmap_elements as t
 /** Upserts the rows in key order (a tenant's day counters are shared: see sortedByKey). */
 async function upsert<T>(tx: Executor, sql: string, map: Map<string, T>, pickers: ColumnPicker<T>[]) {
   if (map.size === 0) return;
-  await rawQuery(tx, sql, columnsOf(sortedByKey(map), pickers));
+  await preparedQuery(tx, sql, columnsOf(sortedByKey(map), pickers));
 }
 
 /** Writes aggregated rollups: one statement per counter table that has rows, four for reach. */

@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/client.js';
-import { columnsOf, rawQuery, SEP, sortedByKey } from '../../db/raw.js';
+import { preparedQuery } from '../../db/prepared.js';
+import { columnsOf, SEP, sortedByKey } from '../../db/raw.js';
 import { newId } from '../../platform/ids.js';
 import type { EventEffect, ProcessedBatch } from '../../workers/event-processor.js';
 import { itemStateOf } from './frequency.js';
@@ -149,21 +150,21 @@ export async function applyEndUserActivity(tx: Executor, batches: ProcessedBatch
   // Rows in key order: chunks that share end users lock them in the same order (sortedByKey).
   const freshId = () => newId();
   if (users.size > 0) {
-    await rawQuery(
+    await preparedQuery(
       tx,
       USERS,
       columnsOf(sortedByKey(users), [freshId, 'tenantId', 'ext', 'anon', 'first', 'last']),
     );
   }
   if (anonymous.size > 0) {
-    await rawQuery(
+    await preparedQuery(
       tx,
       ANONYMOUS,
       columnsOf(sortedByKey(anonymous), [freshId, 'tenantId', 'anon', 'first', 'last']),
     );
   }
   if (states.length > 0) {
-    await rawQuery(
+    await preparedQuery(
       tx,
       STATES,
       columnsOf(sortedByKey(states), ['tenantId', 'ext', 'anon', 'itemId', 'completed', 'dismissed']),

@@ -1,0 +1,68 @@
+import type { PGlite, Transaction as PGliteTransaction } from '@electric-sql/pglite';
+import pg from 'pg';
+import type { Executor } from './client.js';
+import { isCachedPlanInvalid } from './errors.js';
+import { pglitePrepared } from './pglite-prepared.js';
+
+type Runner = <T>(text: string, params: readonly unknown[]) => Promise<T[]>;
+
+/** PGlite clients (the instance, and each open transaction of it) and how they run a prepared statement. */
+const pgliteRunners = new WeakMap<object, Runner>();
+
+/**
+ * Lets `preparedQuery` run named statements on this PGlite instance, outside and inside its
+ * transactions: each transaction PGlite opens (drizzle's included) is registered with its runner.
+ */
+export function enablePglitePrepared(client: PGlite): void {
+  const runner = pglitePrepared(client);
+  pgliteRunners.set(client, runner.query);
+  const transaction = client.transaction.bind(client);
+  client.transaction = <T>(callback: (tx: PGliteTransaction) => Promise<T>) =>
+    transaction((tx) => {
+      pgliteRunners.set(tx, runner.inTransaction);
+      return callback(tx);
+    });
+}
+
+/** Statement names by text, the same on every PostgreSQL connection (each prepares a name once). */
+const names = new Map<string, string>();
+let named = 0;
+const nameOf = (text: string) => {
+  let name = names.get(text);
+  if (!name) {
+    name = `hot_${++named}`;
+    names.set(text, name);
+  }
+  return name;
+};
+
+async function pgNamed<T>(
+  client: pg.Pool | pg.PoolClient,
+  text: string,
+  params: readonly unknown[],
+): Promise<T[]> {
+  try {
+    return (await client.query({ name: nameOf(text), text, values: params as unknown[] })).rows;
+  } catch (err) {
+    if (!isCachedPlanInvalid(err)) throw err;
+    // A migration changed a column the statement returns; the connections that prepared it
+    // keep the old plan, so the text gets a new name that each prepares afresh.
+    names.delete(text);
+    // Inside a transaction the error has aborted it: the caller's retry uses the new name.
+    if (!(client instanceof pg.Pool)) throw err;
+    return (await client.query({ name: nameOf(text), text, values: params as unknown[] })).rows;
+  }
+}
+
+/**
+ * `rawQuery` for a hot statement of fixed text: parsed and planned once per connection, then
+ * only bound and executed (a named prepared statement). Works on the database or inside an open
+ * transaction, on PostgreSQL and PGlite. Each distinct text stays prepared for the connection's
+ * life: use it for a small, fixed set of statements, never for generated text.
+ */
+export function preparedQuery<T>(exec: Executor, text: string, params: readonly unknown[]): Promise<T[]> {
+  const client = (exec as unknown as { session: { client: object } }).session.client;
+  const pglite = pgliteRunners.get(client);
+  if (pglite) return pglite<T>(text, params);
+  return pgNamed<T>(client as pg.Pool | pg.PoolClient, text, params);
+}
