@@ -77,6 +77,39 @@ describe('redisRateLimitStore, against a slow Redis', () => {
     );
   });
 
+  it('keeps local ordinals exact when a later send is answered before an earlier one', async () => {
+    // Redis counts in the order sends leave; the answers come back in whatever order the test says.
+    const sends: { answer: () => void }[] = [];
+    let total = 0;
+    const fake = {
+      rateLimitHit(_key: string, _ttl: number, amount: number): Promise<number> {
+        total += amount;
+        const counted = total;
+        return new Promise((resolve) => sends.push({ answer: () => resolve(counted) }));
+      },
+    };
+    const store = redisRateLimitStore(fake as unknown as Redis, '');
+    const first = store.hit('k', WINDOW, 1000);
+    await sleep(1);
+    sends[0]!.answer();
+    expect(await first).toBe(1);
+    expect(store.hit('k', WINDOW, 1000)).toBe(2);
+    await sleep(30);
+    expect(store.hit('k', WINDOW, 1000)).toBe(3);
+    await sleep(30);
+    expect(sends).toHaveLength(3);
+    sends[2]!.answer(); // the later send first: its total (3) includes the earlier one
+    await sleep(0);
+    expect(store.hit('k', WINDOW, 1000)).toBe(4);
+    sends[1]!.answer(); // the overtaken answer (2) changes nothing
+    await sleep(0);
+    expect(store.hit('k', WINDOW, 1000)).toBe(5);
+    const closing = store.close();
+    for (const send of sends.slice(3)) send.answer();
+    await closing;
+    expect(total).toBe(5);
+  });
+
   it('fails the hits waiting on a failed send, and counts its local hits again without repeating an ordinal', async () => {
     const { fake, store } = slowRedis();
     expect(await store.hit('k', WINDOW, 1000)).toBe(1);

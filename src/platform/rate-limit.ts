@@ -63,8 +63,13 @@ interface KeyState {
   /** The window's total in Redis at our last answer (-1: none, or dropped), and when that send left. */
   known: number;
   knownAt: number;
-  /** Hits sent to Redis and not answered yet. */
+  /** Hits sent to Redis that `known` does not include yet. */
   sent: number;
+  /** Sends not answered yet, by sequence number: their hit counts. */
+  inFlight: Map<number, number>;
+  /** The last send's sequence number, and that of the send `known` came from. */
+  seq: number;
+  knownSeq: number;
   /** Hits admitted locally and not sent yet. */
   local: number;
   /** Hits waiting for their exact ordinal from Redis. */
@@ -86,6 +91,13 @@ interface KeyState {
  * instances admit at most (k − 1) × half the limit too many. A failed send drops the view (the
  * next hits go exact) and counts its local hits again with the next one.
  */
+/** The hits of the sends after `seq` still in flight. */
+function inFlightAfter(state: KeyState, seq: number): number {
+  let n = 0;
+  for (const [s, amount] of state.inFlight) if (s > seq) n += amount;
+  return n;
+}
+
 export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): RateLimitStore {
   const client = redis as Redis & {
     rateLimitHit?: (key: string, ttlMs: number, amount: number) => Promise<number>;
@@ -107,18 +119,27 @@ export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): Rate
     state.local = 0;
     state.waiters = [];
     state.sent += amount;
+    const seq = ++state.seq;
+    state.inFlight.set(seq, amount);
     // The view is as old as the moment Redis may have counted it, not as the answer.
     const sentAt = performance.now();
     const answered = client.rateLimitHit!(full, WINDOW_MS * 2, amount).then(
       (total) => {
-        state.sent -= amount;
-        state.known = Math.max(state.known, total);
-        state.knownAt = sentAt;
+        state.inFlight.delete(seq);
+        // Redis counts sends in the order they left, so this total includes every earlier send:
+        // an answer overtaken by a later one's changes nothing in the view.
+        if (seq > state.knownSeq) {
+          state.knownSeq = seq;
+          state.known = total;
+          state.knownAt = sentAt;
+          state.sent = inFlightAfter(state, seq);
+        }
         const first = total - waiters.length + 1;
         for (let i = 0; i < waiters.length; i++) waiters[i]!.resolve(first + i);
       },
       (err) => {
-        state.sent -= amount;
+        state.inFlight.delete(seq);
+        state.sent = inFlightAfter(state, state.knownSeq);
         // The waiting requests fail (as any Redis error does). The locally admitted hits are
         // counted again with the next send, and the view is dropped: the next hits go exact.
         state.local += local;
@@ -144,7 +165,7 @@ export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): Rate
     if (windowStart <= window) return;
     window = windowStart;
     for (const [full, state] of keys) {
-      if (state.windowStart < windowStart && state.sent === 0 && !dirty.has(full)) keys.delete(full);
+      if (state.windowStart < windowStart && state.inFlight.size === 0 && !dirty.has(full)) keys.delete(full);
     }
   };
 
@@ -166,7 +187,17 @@ export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): Rate
       const full = `${keyPrefix}rl:${key}:${windowStart}`;
       let state = keys.get(full);
       if (!state) {
-        state = { windowStart, known: -1, knownAt: 0, sent: 0, local: 0, waiters: [] };
+        state = {
+          windowStart,
+          known: -1,
+          knownAt: 0,
+          sent: 0,
+          inFlight: new Map(),
+          seq: 0,
+          knownSeq: 0,
+          local: 0,
+          waiters: [],
+        };
         keys.set(full, state);
       }
       if (
