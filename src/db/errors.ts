@@ -27,6 +27,10 @@ export function isForeignKeyViolation(err: unknown): boolean {
 
 /** A prepared statement whose result columns changed under it (a migration altered them). */
 export function isCachedPlanInvalid(err: unknown): boolean {
-  const e = pgError(err) as (PgLikeError & { message?: string }) | null;
-  return e?.code === '0A000' && /cached plan must not change result type/.test(e.message ?? '');
+  const e = pgError(err) as (PgLikeError & { message?: string; routine?: string }) | null;
+  if (e?.code !== '0A000') return false;
+  // The routine names it whatever the server's message language; the message where it is absent.
+  return (
+    e.routine === 'RevalidateCachedQuery' || /cached plan must not change result type/.test(e.message ?? '')
+  );
 }

@@ -5,6 +5,8 @@ const { serialize } = protocol;
 const SYNC = serialize.sync();
 const EXECUTE = serialize.execute({});
 const DESCRIBE_PORTAL = serialize.describe({ type: 'P' });
+/** Each message is not synced on its own: `execute` syncs once after the statement, as PGlite.query does. */
+const NO_SYNC = { syncToFs: false };
 
 interface Statement {
   name: string;
@@ -33,6 +35,7 @@ export function pglitePrepared(client: PGlite) {
     // Parse and describe in one message: a syntax error is reported and the Sync ends the attempt.
     const messages = await client.execProtocolStream(
       Buffer.concat([serialize.parse({ name, text }), serialize.describe({ type: 'S', name }), SYNC]),
+      NO_SYNC,
     );
     const description = messages.find((m) => m.name === 'parameterDescription') as
       | { dataTypeIDs: number[] }
@@ -54,6 +57,7 @@ export function pglitePrepared(client: PGlite) {
     });
     const messages = await client.execProtocolStream(
       Buffer.concat([serialize.bind({ statement: statement.name, values }), DESCRIBE_PORTAL, EXECUTE, SYNC]),
+      NO_SYNC,
     );
     // As PGlite.query: the data directory is synced after a statement outside a transaction.
     if (!inTransaction) await client.syncToFs();
@@ -65,12 +69,14 @@ export function pglitePrepared(client: PGlite) {
     try {
       return await execute<T>(statement, params, inTransaction);
     } catch (err) {
+      // As PGlite.query's errors do, the error names the statement.
+      if (err && typeof err === 'object' && !('query' in err)) Object.assign(err, { query: text });
       if (!isCachedPlanInvalid(err)) throw err;
       // A column it returns changed type: the next use prepares it afresh.
       statements.delete(text);
       // In a transaction the error has aborted it: the caller's retry runs the new statement.
       if (inTransaction) throw err;
-      await client.execProtocolStream(serialize.query(`deallocate ${statement.name}`));
+      await client.execProtocolStream(serialize.query(`deallocate ${statement.name}`), NO_SYNC);
       return run(text, params, false);
     }
   }

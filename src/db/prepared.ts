@@ -14,12 +14,17 @@ const pgliteRunners = new WeakMap<object, Runner>();
  * transactions: each transaction PGlite opens (drizzle's included) is registered with its runner.
  */
 export function enablePglitePrepared(client: PGlite): void {
+  if (pgliteRunners.has(client)) return;
   const runner = pglitePrepared(client);
   pgliteRunners.set(client, runner.query);
   const transaction = client.transaction.bind(client);
   client.transaction = <T>(callback: (tx: PGliteTransaction) => Promise<T>) =>
     transaction((tx) => {
-      pgliteRunners.set(tx, runner.inTransaction);
+      pgliteRunners.set(tx, (text, params) => {
+        // As tx.query: a statement through a transaction that has ended is refused.
+        if (tx.closed) throw new Error('Transaction is closed');
+        return runner.inTransaction(text, params);
+      });
       return callback(tx);
     });
 }
@@ -37,7 +42,7 @@ const nameOf = (text: string) => {
 };
 
 async function pgNamed<T>(
-  client: pg.Pool | pg.PoolClient,
+  client: pg.Pool | pg.ClientBase,
   text: string,
   params: readonly unknown[],
 ): Promise<T[]> {
@@ -64,5 +69,8 @@ export function preparedQuery<T>(exec: Executor, text: string, params: readonly 
   const client = (exec as unknown as { session: { client: object } }).session.client;
   const pglite = pgliteRunners.get(client);
   if (pglite) return pglite<T>(text, params);
-  return pgNamed<T>(client as pg.Pool | pg.PoolClient, text, params);
+  if (client instanceof pg.Pool || client instanceof pg.Client) return pgNamed<T>(client, text, params);
+  throw new Error(
+    'preparedQuery: a PGlite database opened without enablePglitePrepared, or an unknown driver',
+  );
 }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { testRedisUrl } from '../../test/helpers/database.js';
 import { randomHex } from './crypto.js';
 import { memoryRateLimitStore, type RateLimitStore, redisRateLimitStore } from './rate-limit.js';
@@ -33,25 +33,32 @@ describe('memoryRateLimitStore', () => {
 });
 
 /**
- * A stand-in for Redis that counts as the script does and answers in order after 0–30 ms, so
- * hits are made while sends are in flight; `failNext` makes the next send fail uncounted.
+ * A stand-in for Redis that counts as the script does and answers after 0–30 ms, in the order
+ * of the sends (as one connection does, whatever the timers), so hits are made while sends are
+ * in flight; `failNext` makes the next send fail uncounted.
  */
 function slowRedis() {
   const totals = new Map<string, number>();
   let lastAnswer = 0;
+  let previous: Promise<unknown> = Promise.resolve();
   const fake = {
     failNext: false,
     total: (key: string) => totals.get(`rl:${key}:${WINDOW}`) ?? 0,
     rateLimitHit(full: string, _ttl: number, amount: number): Promise<number> {
       const at = Math.max(lastAnswer, Date.now() + Math.random() * 30);
       lastAnswer = at;
-      if (fake.failNext) {
-        fake.failNext = false;
-        return new Promise((_, reject) => setTimeout(() => reject(new Error('READONLY')), at - Date.now()));
-      }
-      const total = (totals.get(full) ?? 0) + amount;
+      const fail = fake.failNext;
+      fake.failNext = false;
+      const total = (totals.get(full) ?? 0) + (fail ? 0 : amount);
       totals.set(full, total);
-      return new Promise((resolve) => setTimeout(() => resolve(total), at - Date.now()));
+      const answer = previous
+        .then(() => sleep(Math.max(0, at - Date.now())))
+        .then(() => {
+          if (fail) throw new Error('READONLY');
+          return total;
+        });
+      previous = answer.catch(() => {});
+      return answer;
     },
   };
   return { fake, store: redisRateLimitStore(fake as unknown as Redis, '') };
@@ -88,26 +95,32 @@ describe('redisRateLimitStore, against a slow Redis', () => {
         return new Promise((resolve) => sends.push({ answer: () => resolve(counted) }));
       },
     };
-    const store = redisRateLimitStore(fake as unknown as Redis, '');
-    const first = store.hit('k', WINDOW, 1000);
-    await sleep(1);
-    sends[0]!.answer();
-    expect(await first).toBe(1);
-    expect(store.hit('k', WINDOW, 1000)).toBe(2);
-    await sleep(30);
-    expect(store.hit('k', WINDOW, 1000)).toBe(3);
-    await sleep(30);
-    expect(sends).toHaveLength(3);
-    sends[2]!.answer(); // the later send first: its total (3) includes the earlier one
-    await sleep(0);
-    expect(store.hit('k', WINDOW, 1000)).toBe(4);
-    sends[1]!.answer(); // the overtaken answer (2) changes nothing
-    await sleep(0);
-    expect(store.hit('k', WINDOW, 1000)).toBe(5);
-    const closing = store.close();
-    for (const send of sends.slice(3)) send.answer();
-    await closing;
-    expect(total).toBe(5);
+    // Fake clocks: the view's freshness (100 ms) must not depend on how loaded the machine is.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'performance'] });
+    try {
+      const store = redisRateLimitStore(fake as unknown as Redis, '');
+      const first = store.hit('k', WINDOW, 1000);
+      await vi.advanceTimersByTimeAsync(1);
+      sends[0]!.answer();
+      expect(await first).toBe(1);
+      expect(store.hit('k', WINDOW, 1000)).toBe(2);
+      await vi.advanceTimersByTimeAsync(30);
+      expect(store.hit('k', WINDOW, 1000)).toBe(3);
+      await vi.advanceTimersByTimeAsync(30);
+      expect(sends).toHaveLength(3);
+      sends[2]!.answer(); // the later send first: its total (3) includes the earlier one
+      await vi.advanceTimersByTimeAsync(0);
+      expect(store.hit('k', WINDOW, 1000)).toBe(4);
+      sends[1]!.answer(); // the overtaken answer (2) changes nothing
+      await vi.advanceTimersByTimeAsync(0);
+      expect(store.hit('k', WINDOW, 1000)).toBe(5);
+      const closing = store.close();
+      for (const send of sends.slice(3)) send.answer();
+      await closing;
+      expect(total).toBe(5);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('fails the hits waiting on a failed send, and counts its local hits again without repeating an ordinal', async () => {
@@ -116,9 +129,12 @@ describe('redisRateLimitStore, against a slow Redis', () => {
     const local = Array.from({ length: 10 }, () => store.hit('k', WINDOW, 1000));
     expect(local).toEqual(oneToN(11).slice(1));
     fake.failNext = true;
-    await sleep(80);
+    await sleep(25);
     expect(fake.total('k')).toBe(1);
-    // The view is gone: the next hit waits, and Redis counts the ten local hits with it.
+    // The send of the ten local hits failed: they are sent again with the next flush.
+    await sleep(150);
+    expect(fake.total('k')).toBe(11);
+    // The view is gone: the next hit waits for its exact ordinal.
     const next = store.hit('k', WINDOW, 1000);
     expect(next).toBeInstanceOf(Promise);
     expect(await next).toBe(12);

@@ -63,7 +63,7 @@ interface KeyState {
   /** The window's total in Redis at our last answer (-1: none, or dropped), and when that send left. */
   known: number;
   knownAt: number;
-  /** Hits sent to Redis that `known` does not include yet. */
+  /** Hits sent to Redis that `known` does not include yet (`inFlightAfter(knownSeq)`, kept). */
   sent: number;
   /** Sends not answered yet, by sequence number: their hit counts. */
   inFlight: Map<number, number>;
@@ -74,6 +74,13 @@ interface KeyState {
   local: number;
   /** Hits waiting for their exact ordinal from Redis. */
   waiters: Waiter[];
+}
+
+/** The hits of the sends after `seq` still in flight. */
+function inFlightAfter(state: KeyState, seq: number): number {
+  let n = 0;
+  for (const [s, amount] of state.inFlight) if (s > seq) n += amount;
+  return n;
 }
 
 /**
@@ -91,13 +98,6 @@ interface KeyState {
  * instances admit at most (k − 1) × half the limit too many. A failed send drops the view (the
  * next hits go exact) and counts its local hits again with the next one.
  */
-/** The hits of the sends after `seq` still in flight. */
-function inFlightAfter(state: KeyState, seq: number): number {
-  let n = 0;
-  for (const [s, amount] of state.inFlight) if (s > seq) n += amount;
-  return n;
-}
-
 export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): RateLimitStore {
   const client = redis as Redis & {
     rateLimitHit?: (key: string, ttlMs: number, amount: number) => Promise<number>;
@@ -126,8 +126,9 @@ export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): Rate
     const answered = client.rateLimitHit!(full, WINDOW_MS * 2, amount).then(
       (total) => {
         state.inFlight.delete(seq);
-        // Redis counts sends in the order they left, so this total includes every earlier send:
-        // an answer overtaken by a later one's changes nothing in the view.
+        // Redis counts sends in the order they left, so this total includes every earlier send.
+        // One connection answers in that order too; should answers ever cross (commands resent
+        // after a reconnect), an answer overtaken by a later one's changes nothing in the view.
         if (seq > state.knownSeq) {
           state.knownSeq = seq;
           state.known = total;
@@ -144,7 +145,10 @@ export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): Rate
         // counted again with the next send, and the view is dropped: the next hits go exact.
         state.local += local;
         state.known = -1;
-        if (local > 0) dirty.set(full, state);
+        if (local > 0) {
+          dirty.set(full, state);
+          flushSoon();
+        }
         for (const w of waiters) w.reject(err);
       },
     );

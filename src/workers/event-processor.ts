@@ -36,8 +36,12 @@ export interface EventEffect {
 }
 
 const CLAIMED_COLUMNS = 'id, tenant_id, correlation_id, received_at, event_count, events, source';
+/** New batches only: one whose processing failed is retried on its own (RETRYING). */
 const CLAIM = `select ${CLAIMED_COLUMNS} from event_batches
-  where processed_at is null order by id limit $1 for update skip locked`;
+  where processed_at is null and attempts = 0 order by id limit $1 for update skip locked`;
+const RETRYING = `select id from event_batches where processed_at is null and attempts > 0 order by id limit $1`;
+/** Failed batches retried (alone, one attempt each) per run. */
+const RETRIES_PER_RUN = 10;
 const CLAIM_ONE = `select ${CLAIMED_COLUMNS} from event_batches
   where id = $1 and processed_at is null for update skip locked`;
 const GIVE_UP_AFTER = 5;
@@ -70,15 +74,18 @@ export interface ProcessingOptions {
    * database's one thread), and catches up at full speed once the burst is over.
    */
   ingestionBusy?: () => boolean;
+  /**
+   * The events per batch last seen, kept by the caller between runs so that a run's first chunk
+   * is sized as well as the later ones (a typical SDK batch, 50, is assumed at first).
+   */
+  sizing?: { eventsPerBatch: number };
 }
 
-/** The size of a typical SDK batch, assumed until batches have been seen. */
-const ASSUMED_EVENTS_PER_BATCH = 50;
-
 /**
- * Processes pending batches until none is left. Several instances may run it at once: each
- * claims different batches (SKIP LOCKED). A crash before commit leaves the batches pending,
- * so processing resumes where it stopped; client event ids make a retried request count once.
+ * Retries up to ten batches whose processing failed (each alone, one attempt per run), then
+ * processes new batches in chunks until one comes back short. Several instances may run it at
+ * once: each claims different batches (SKIP LOCKED). A crash before commit leaves the batches
+ * pending, so processing resumes where it stopped; client event ids make a retried request count once.
  */
 export async function processPendingEvents(
   deps: AppDeps,
@@ -87,19 +94,21 @@ export async function processPendingEvents(
     maxBatches = 50,
     targetEvents = Number.POSITIVE_INFINITY,
     ingestionBusy = () => false,
+    sizing = { eventsPerBatch: 50 },
   }: ProcessingOptions = {},
 ): Promise<number> {
   let processed = 0;
-  let eventsPerBatch = ASSUMED_EVENTS_PER_BATCH;
+  const retrying = await preparedQuery<{ id: string }>(deps.database.db, RETRYING, [RETRIES_PER_RUN]);
+  for (const { id } of retrying) processed += (await processChunk(deps, effects, 1, id)).batches;
   for (;;) {
     const started = Date.now();
-    const chunk = Math.max(1, Math.min(maxBatches, Math.floor(targetEvents / eventsPerBatch)));
+    const chunk = Math.max(1, Math.min(maxBatches, Math.floor(targetEvents / sizing.eventsPerBatch)));
     const { batches, events } = await processChunk(deps, effects, chunk);
     processed += batches;
+    if (batches > 0) sizing.eventsPerBatch = Math.max(1, events / batches);
     // Fewer than asked: caught up. The next commit's wake brings the next chunk, so under load a
     // chunk gathers what arrived in the meantime instead of each transaction taking a few.
     if (batches < chunk) return processed;
-    eventsPerBatch = Math.max(1, events / batches);
     if (ingestionBusy()) await new Promise((r) => setTimeout(r, Date.now() - started));
   }
 }

@@ -11,6 +11,9 @@ const INGESTION_QUIET_MS = 250;
  * Every background job of the service. `npm start` runs them in-process unless ROLE=web;
  * jobs coordinate across instances through the database, so any number may run them.
  */
+/** The event processor's batch-size estimate, carried from run to run. */
+const processingSizing = { eventsPerBatch: 50 };
+
 export const workers: Worker[] = [
   {
     name: 'api-key-last-used',
@@ -30,6 +33,7 @@ export const workers: Worker[] = [
         maxBatches: 500,
         targetEvents: deps.database.kind === 'pglite' ? 400 : 2_500,
         ingestionBusy: () => Date.now() - deps.hotPathActiveAt < INGESTION_QUIET_MS,
+        sizing: processingSizing,
       });
     },
   },

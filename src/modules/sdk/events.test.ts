@@ -236,6 +236,50 @@ describe('event processing', () => {
     expect(row!.processedAt).toBeInstanceOf(Date);
   });
 
+  it('leaves a failed batch out of later chunks: it is retried alone, once a run', async () => {
+    await processWith();
+    const poison = await post([{ type: 'ERROR', properties: { message: 'poison' } }]);
+    const calls: string[][] = [];
+    const failing: EventEffect = {
+      name: 'failing',
+      async apply(_tx, batches) {
+        calls.push(batches.map((b) => b.correlationId));
+        if (batches.some((b) => b.events.some((e) => e.properties?.message === 'poison')))
+          throw new Error('boom');
+      },
+    };
+    await processWith(failing);
+    const poisonId = poison.json().data.correlationId;
+    expect(await storedBatch(poisonId)).toMatchObject({ attempts: 1, processedAt: null });
+
+    calls.length = 0;
+    const healthy = await post([{ type: 'CLICK' }]);
+    await processWith(failing);
+    expect(calls).toEqual([[poisonId], [healthy.json().data.correlationId]]);
+    expect(await storedBatch(poisonId)).toMatchObject({ attempts: 2, processedAt: null });
+  });
+
+  it('carries its batch-size estimate from run to run', async () => {
+    await processWith();
+    const chunks: number[] = [];
+    const effect: EventEffect = {
+      name: 'chunk sizes',
+      async apply(_tx, batches) {
+        chunks.push(batches.length);
+      },
+    };
+    const opts = { maxBatches: 100, targetEvents: 20, sizing: { eventsPerBatch: 50 } };
+    for (let i = 0; i < 30; i++) await post([{ type: 'CLICK' }]);
+    await processPendingEvents(t.deps, [effect], opts);
+    expect(chunks).toEqual([1, 20, 9]);
+    expect(opts.sizing.eventsPerBatch).toBe(1);
+
+    chunks.length = 0;
+    for (let i = 0; i < 25; i++) await post([{ type: 'CLICK' }]);
+    await processPendingEvents(t.deps, [effect], opts);
+    expect(chunks).toEqual([20, 5]);
+  });
+
   it('dead-letters single events through the effect context', async () => {
     await processWith();
     const res = await post([{ type: 'SURVEY_RESPONSE', properties: { surveyId: 'nope' } }]);
