@@ -110,6 +110,8 @@ export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): Rate
   let window = 0;
   let immediate = false;
   let timer: NodeJS.Timeout | null = null;
+  /** After close, nothing more is sent: the connection is going away. */
+  let closed = false;
 
   const send = (full: string, state: KeyState) => {
     const waiters = state.waiters;
@@ -145,7 +147,7 @@ export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): Rate
         // counted again with the next send, and the view is dropped: the next hits go exact.
         state.local += local;
         state.known = -1;
-        if (local > 0) {
+        if (local > 0 && !closed) {
           dirty.set(full, state);
           flushSoon();
         }
@@ -227,6 +229,7 @@ export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): Rate
     },
     async close() {
       flush();
+      closed = true;
       const cap = new Promise((resolve) => setTimeout(resolve, 1000).unref());
       await Promise.race([Promise.allSettled(answering), cap]);
     },

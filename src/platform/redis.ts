@@ -70,7 +70,11 @@ export function createInvalidationBus(
       local.on(channel, handler);
       if (!subscribed.has(channel)) {
         subscribed.add(channel);
-        void sub.subscribe(PREFIX + channel);
+        // ioredis subscribes again by itself after a reconnect; this only fails when the
+        // connection is closed meanwhile (shutdown), which must not become an unhandled rejection.
+        sub.subscribe(PREFIX + channel).catch((err: Error) => {
+          log?.warn({ err: err.message, channel }, 'invalidation channel not subscribed');
+        });
       }
     },
     async close() {
