@@ -63,8 +63,6 @@ interface KeyState {
   /** The window's total in Redis at our last answer (-1: none, or dropped), and when that send left. */
   known: number;
   knownAt: number;
-  /** Hits sent to Redis that `known` does not include yet (`inFlightAfter(knownSeq)`, kept). */
-  sent: number;
   /** Sends not answered yet, by sequence number: their hit counts. */
   inFlight: Map<number, number>;
   /** The last send's sequence number, and that of the send `known` came from. */
@@ -76,7 +74,7 @@ interface KeyState {
   waiters: Waiter[];
 }
 
-/** The hits of the sends after `seq` still in flight. */
+/** The hits of the sends after `seq` still in flight (those a total from send `seq` does not include). */
 function inFlightAfter(state: KeyState, seq: number): number {
   let n = 0;
   for (const [s, amount] of state.inFlight) if (s > seq) n += amount;
@@ -120,7 +118,6 @@ export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): Rate
     const local = state.local;
     state.local = 0;
     state.waiters = [];
-    state.sent += amount;
     const seq = ++state.seq;
     state.inFlight.set(seq, amount);
     // The view is as old as the moment Redis may have counted it, not as the answer.
@@ -135,14 +132,12 @@ export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): Rate
           state.knownSeq = seq;
           state.known = total;
           state.knownAt = sentAt;
-          state.sent = inFlightAfter(state, seq);
         }
         const first = total - waiters.length + 1;
         for (let i = 0; i < waiters.length; i++) waiters[i]!.resolve(first + i);
       },
       (err) => {
         state.inFlight.delete(seq);
-        state.sent = inFlightAfter(state, state.knownSeq);
         // The waiting requests fail (as any Redis error does). The locally admitted hits are
         // counted again with the next send, and the view is dropped: the next hits go exact.
         state.local += local;
@@ -197,7 +192,6 @@ export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): Rate
           windowStart,
           known: -1,
           knownAt: 0,
-          sent: 0,
           inFlight: new Map(),
           seq: 0,
           knownSeq: 0,
@@ -212,7 +206,8 @@ export function redisRateLimitStore(redis: Redis, keyPrefix = 'guidance:'): Rate
         state.known >= 0 &&
         performance.now() - state.knownAt <= FRESH_MS
       ) {
-        const ordinal = state.known + state.sent + state.local + 1;
+        // Redis's total as last heard, the hits sent since, and those counted here since.
+        const ordinal = state.known + inFlightAfter(state, state.knownSeq) + state.local + 1;
         if (ordinal <= limit * LOCAL_SHARE) {
           state.local++;
           dirty.set(full, state);
