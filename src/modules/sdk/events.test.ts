@@ -40,6 +40,18 @@ async function storedBatch(correlationId: string) {
   return row ? { ...row, parsed: decodeBatchEvents(row, row.events) } : undefined;
 }
 
+/** An effect recording how many batches each processing transaction held. */
+function chunkSizes() {
+  const chunks: number[] = [];
+  const effect: EventEffect = {
+    name: 'chunk sizes',
+    async apply(_tx, batches) {
+      chunks.push(batches.length);
+    },
+  };
+  return { chunks, effect };
+}
+
 /** Runs processing with a recording effect (plus whatever the test adds). */
 async function processWith(...extra: EventEffect[]) {
   const seen: { batch: ProcessedBatch; event: StoredEvent }[] = [];
@@ -261,13 +273,7 @@ describe('event processing', () => {
 
   it('carries its batch-size estimate from run to run', async () => {
     await processWith();
-    const chunks: number[] = [];
-    const effect: EventEffect = {
-      name: 'chunk sizes',
-      async apply(_tx, batches) {
-        chunks.push(batches.length);
-      },
-    };
+    const { chunks, effect } = chunkSizes();
     const opts = { maxBatches: 100, targetEvents: 20, sizing: { eventsPerBatch: 50 } };
     for (let i = 0; i < 30; i++) await post([{ type: 'CLICK' }]);
     await processPendingEvents(t.deps, [effect], opts);
@@ -322,13 +328,7 @@ describe('event processing', () => {
 
   it('sizes each transaction by events: many small batches share one, large ones are split', async () => {
     await processWith();
-    const chunks: number[] = [];
-    const effect: EventEffect = {
-      name: 'chunk sizes',
-      async apply(_tx, batches) {
-        chunks.push(batches.length);
-      },
-    };
+    const { chunks, effect } = chunkSizes();
     const opts = { maxBatches: 100, targetEvents: 20 };
     for (let i = 0; i < 30; i++) await post([{ type: 'CLICK' }]);
     await processPendingEvents(t.deps, [effect], opts);
@@ -345,13 +345,7 @@ describe('event processing', () => {
   it('stops at a chunk that comes back short: what commits later waits for the next wake', async () => {
     await processWith();
     for (let i = 0; i < 3; i++) await post([{ type: 'CLICK' }]);
-    const chunks: number[] = [];
-    const effect: EventEffect = {
-      name: 'chunk sizes',
-      async apply(_tx, batches) {
-        chunks.push(batches.length);
-      },
-    };
+    const { chunks, effect } = chunkSizes();
     const transactions = vi.spyOn(t.deps.database.db, 'transaction');
     let asked = 0;
     try {
