@@ -5,7 +5,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
-import { enablePglitePrepared, preparedQuery } from './prepared.js';
+import { enablePglitePrepared } from './prepared.js';
 import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;
@@ -19,11 +19,6 @@ export interface DatabaseHandle {
   kind: 'pglite' | 'postgres';
   /** Raw parameterised query, for the few statements drizzle does not express (COPY/UNNEST, locks). */
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
-  /**
-   * `query` for a hot statement of fixed text, parsed and planned once per connection and
-   * reused (see `preparedQuery` in prepared.ts: only for a small, fixed set of statements).
-   */
-  queryPrepared<T = Record<string, unknown>>(text: string, params: unknown[]): Promise<T[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
   /** Underlying client, for code that needs driver specifics (PGlite instance or pg Pool). */
@@ -57,7 +52,6 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
       const res = await pool.query(text, params as unknown[]);
       return res.rows;
     },
-    queryPrepared: (text, params) => preparedQuery(db, text, params),
     async ping() {
       await pool.query('select 1');
     },
@@ -83,7 +77,6 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
       const res = await client.query(text, params as unknown[]);
       return res.rows as never[];
     },
-    queryPrepared: (text, params) => preparedQuery(db, text, params),
     async ping() {
       if (closed) throw new Error('database closed');
       await client.query('select 1');

@@ -4,7 +4,7 @@ import { openDatabase } from './client.js';
 import { isCachedPlanInvalid } from './errors.js';
 import { preparedQuery } from './prepared.js';
 
-describe('prepared statements (DatabaseHandle.queryPrepared, preparedQuery)', () => {
+describe('prepared statements (preparedQuery)', () => {
   let t: TestDatabase;
   beforeAll(async () => {
     t = await createTestDatabase();
@@ -16,7 +16,7 @@ describe('prepared statements (DatabaseHandle.queryPrepared, preparedQuery)', ()
   it('answers as query does, call after call', async () => {
     const text = 'select id, v from prepared_probe where v >= $1 order by id';
     for (const min of [0, 15, 30]) {
-      expect(await t.handle.queryPrepared(text, [min])).toEqual(await t.handle.query(text, [min]));
+      expect(await preparedQuery(t.handle.db, text, [min])).toEqual(await t.handle.query(text, [min]));
     }
   });
 
@@ -29,7 +29,7 @@ describe('prepared statements (DatabaseHandle.queryPrepared, preparedQuery)', ()
         tx.rollback();
       })
       .catch(() => {});
-    expect(await t.handle.queryPrepared(count, [30])).toEqual([{ n: 0 }]);
+    expect(await preparedQuery(t.handle.db, count, [30])).toEqual([{ n: 0 }]);
   });
 
   it('survives a migration that changes a column it returns', async () => {
@@ -41,12 +41,12 @@ describe('prepared statements (DatabaseHandle.queryPrepared, preparedQuery)', ()
     const inside = 'select v, id from prepared_probe where id = $1';
     const inTransaction = () => one.db.transaction((tx) => preparedQuery(tx, inside, [2]));
     for (let i = 0; i < 3; i++) {
-      expect(await one.queryPrepared(outside, [1])).toEqual([{ v: 10 }]);
+      expect(await preparedQuery(one.db, outside, [1])).toEqual([{ v: 10 }]);
       expect(await inTransaction()).toEqual([{ v: 20, id: 2 }]);
     }
     await t.handle.query('alter table prepared_probe alter column v type text');
     // Outside a transaction the statement is prepared afresh at once.
-    for (let i = 0; i < 3; i++) expect(await one.queryPrepared(outside, [1])).toEqual([{ v: '10' }]);
+    for (let i = 0; i < 3; i++) expect(await preparedQuery(one.db, outside, [1])).toEqual([{ v: '10' }]);
     // Inside one, a stale plan fails that transaction (the error aborts it) and the retry runs
     // the statement prepared afresh. PGlite (one session) always meets it; PostgreSQL may have
     // replanned on its own.

@@ -1,4 +1,5 @@
 import type { DatabaseHandle } from '../../db/client.js';
+import { preparedQuery } from '../../db/prepared.js';
 import { createBatcher } from '../../platform/batcher.js';
 import { newId } from '../../platform/ids.js';
 
@@ -121,13 +122,13 @@ async function read(database: DatabaseHandle, keys: Key[]): Promise<SessionLooku
   if (keys.length === 1) {
     const k = keys[0]!;
     const [row] = k.ext
-      ? await database.queryPrepared<Row>(ONE.byUser, [k.tenantId, k.ext])
+      ? await preparedQuery<Row>(database.db, ONE.byUser, [k.tenantId, k.ext])
       : k.anon
-        ? await database.queryPrepared<Row>(ONE.byAnon, [k.tenantId, k.anon])
-        : await database.queryPrepared<Row>(ONE.nobody, [k.tenantId]);
+        ? await preparedQuery<Row>(database.db, ONE.byAnon, [k.tenantId, k.anon])
+        : await preparedQuery<Row>(database.db, ONE.nobody, [k.tenantId]);
     return [toLookup(row!, Number(row!.version))];
   }
-  const rows = await database.queryPrepared<Row>(MANY, [
+  const rows = await preparedQuery<Row>(database.db, MANY, [
     keys.map((k) => k.tenantId),
     keys.map((k) => k.ext),
     keys.map((k) => k.anon),
