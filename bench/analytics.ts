@@ -15,6 +15,8 @@ const USERS = 50_000;
 const FLOWS = 20;
 const STEPS = 5;
 const CHUNK = 25_000;
+/** Timed requests per query after the first (p99 is then the 2nd slowest of 200). */
+const SAMPLES = 200;
 
 export async function benchAnalytics(pgUrl: string, total: number): Promise<string[]> {
   const store = await createStandaloneStore({
@@ -62,8 +64,8 @@ export async function benchAnalytics(pgUrl: string, total: number): Promise<stri
         `${FLOWS} flows × ${STEPS} steps) loaded through the rollup code in ${loadSeconds.toFixed(0)} s ` +
         `(${Math.round(total / loadSeconds).toLocaleString('en-US')} events/s).`,
       '',
-      '| query | p50 ms | p99 ms | max ms | target |',
-      '|---|---|---|---|---|',
+      '| query | first ms | p50 ms | p99 ms | max ms | target |',
+      '|---|---|---|---|---|---|',
     );
     const day = (offset: number) => new Date(end - offset * 86_400_000).toISOString().slice(0, 10);
     const queries: [string, string][] = [
@@ -78,19 +80,25 @@ export async function benchAnalytics(pgUrl: string, total: number): Promise<stri
         `/api/analytics/heatmaps?url=${encodeURIComponent(pageUrl(0))}&startDate=${day(29)}`,
       ],
     ];
+    const timed = async (path: string) => {
+      const t0 = performance.now();
+      const res = await fetch(`${server.url}${path}`, { headers: auth });
+      await res.text();
+      if (res.status !== 200) throw new Error(`${path} → ${res.status}`);
+      return performance.now() - t0;
+    };
     for (const [name, path] of queries) {
+      // The first request of each query reads the rollup pages cold, right after the load wrote
+      // them (and while autovacuum works through them): shown on its own, not among the samples.
+      const first = await timed(path);
       const times: number[] = [];
-      for (let i = 0; i < 40; i++) {
-        const t0 = performance.now();
-        const res = await fetch(`${server.url}${path}`, { headers: auth });
-        await res.text();
-        if (res.status !== 200) throw new Error(`${path} → ${res.status}`);
-        times.push(performance.now() - t0);
-      }
+      for (let i = 0; i < SAMPLES; i++) times.push(await timed(path));
       times.sort((a, b) => a - b);
       const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(1);
       const target = name.startsWith('heatmap') ? '-' : '≤ 100 ms';
-      lines.push(`| ${name} | ${at(0.5)} | ${at(0.99)} | ${times.at(-1)!.toFixed(1)} | ${target} |`);
+      lines.push(
+        `| ${name} | ${first.toFixed(1)} | ${at(0.5)} | ${at(0.99)} | ${times.at(-1)!.toFixed(1)} | ${target} |`,
+      );
     }
   } finally {
     await server.stop('SIGTERM');

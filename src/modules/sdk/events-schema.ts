@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonObject } from '../../platform/http/schemas.js';
 import { EVENT_TYPES } from './event-types.js';
 
 /** At most this many events a request (DECISIONS §4); the SDK sends 50 by default. */
@@ -6,20 +7,18 @@ export const MAX_EVENTS_PER_REQUEST = 500;
 /** Client clocks drift: a timestamp further ahead than this is clamped to the receive time. */
 export const MAX_FUTURE_SKEW_MS = 5 * 60_000;
 
-const jsonRecord = z.record(z.string(), z.unknown());
-
 export const sdkEvent = z
   .object({
     id: z.uuid().optional().describe('Client-generated UUID; a retried event with the same id counts once'),
     type: z.enum(EVENT_TYPES),
     name: z.string().min(1).max(255).optional(),
-    properties: jsonRecord.optional(),
+    properties: jsonObject.optional(),
     timestamp: z.iso.datetime({ offset: true }).optional().describe('ISO 8601; server time when omitted'),
     userId: z.string().min(1).max(255).optional(),
     anonymousId: z.string().min(1).max(255).optional(),
     sessionId: z.string().min(1).max(255).optional(),
     url: z.string().max(4096).optional(),
-    metadata: jsonRecord.optional(),
+    metadata: jsonObject.optional(),
   })
   .refine((e) => e.type !== 'CUSTOM' || e.name !== undefined, {
     path: ['name'],

@@ -109,6 +109,8 @@ describe('POST /api/sdk/events', () => {
       [{ type: 'CUSTOM' }, 'events.0.name'],
       [{ type: 'CLICK', properties: 'x' }, 'events.0.properties'],
       [{ type: 'CLICK', metadata: [1] }, 'events.0.metadata'],
+      [{ type: 'CLICK', properties: null }, 'events.0.properties'],
+      [{ type: 'CLICK', metadata: 'desktop' }, 'events.0.metadata'],
       [{ type: 'CLICK', timestamp: 'yesterday' }, 'events.0.timestamp'],
       [{ type: 'CLICK', userId: 42 }, 'events.0.userId'],
       [{ type: 'CLICK', id: 'not-a-uuid' }, 'events.0.id'],
@@ -124,6 +126,23 @@ describe('POST /api/sdk/events', () => {
       400,
       'VALIDATION_ERROR',
     );
+  });
+
+  it('keeps properties and metadata as sent, and refuses a __proto__ key in them', async () => {
+    const properties = { nested: { deep: [1, { a: null }] }, '': 'empty key', n: 1.5 };
+    const res = await post([{ type: 'CLICK', properties, metadata: { device: 'desktop' } }]);
+    expect(res.statusCode).toBe(202);
+    const batch = await storedBatch(res.json().data.correlationId);
+    expect(batch?.parsed[0]).toMatchObject({ properties, metadata: { device: 'desktop' } });
+
+    const poisoned = await t.inject({
+      method: 'POST',
+      url: '/api/sdk/events',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      payload: '{"events":[{"type":"CLICK","properties":{"__proto__":{"admin":true}}}]}',
+    });
+    expect(poisoned.statusCode).toBe(400);
+    expect(poisoned.json().error.code).toBeDefined();
   });
 
   it('accepts 500 events and refuses 501 at path events', async () => {
