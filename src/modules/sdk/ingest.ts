@@ -66,11 +66,16 @@ const EARLIEST_MS = Date.UTC(2000, 0, 1);
 /** The UTC day of EARLIEST_MS (`2000-01-01`): no processed event has an earlier day. */
 export const EARLIEST_EVENT_DAY = new Date(EARLIEST_MS).toISOString().slice(0, 10);
 
+/** `toISOString()`'s own form: such a timestamp is kept as sent (formatting it again costs more than parsing). */
+const CANONICAL_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 function settleTimestamp(value: unknown, receivedMs: number, receivedIso: string): string {
   if (typeof value !== 'string') return receivedIso;
   const ms = Date.parse(value);
   if (!(ms >= EARLIEST_MS) || ms - receivedMs > MAX_FUTURE_SKEW_MS) return receivedIso;
-  return new Date(ms).toISOString();
+  // The schema admitted only real dates and times (no 24:00, no February 30th), which in this
+  // form are already what toISOString would give.
+  return CANONICAL_UTC.test(value) ? value : new Date(ms).toISOString();
 }
 
 /** A uuid unique to (batch, position): the batch's uuid with the position folded into its last 12 bits. */
