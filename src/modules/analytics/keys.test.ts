@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dayOf, epochDay, heatmapUrl } from './keys.js';
+import { dayFromEpoch, dayOf, epochDay, heatmapUrl } from './keys.js';
 import { addActiveDays, decodeDays, encodeDays, FIRST_DAY } from './reach.js';
 
 describe('reach points', () => {
@@ -89,6 +89,14 @@ describe('keys', () => {
     expect(dayOf('2026-03-10T23:59:59.999Z')).toBe('2026-03-10');
     expect(dayOf('2026-03-10T23:30:00-01:00')).toBe('2026-03-11');
     expect(epochDay('1970-01-02')).toBe(1);
+  });
+
+  it('give every day its own epoch day, in any order (the last day is remembered)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 40_000 }), { maxLength: 50 }), (days) => {
+        for (const n of days) expect(epochDay(dayFromEpoch(n))).toBe(n);
+      }),
+    );
   });
 
   it('drop the fragment of heatmap urls', () => {

@@ -16,7 +16,16 @@ export function dayOf(timestamp: string): string {
 }
 
 /** Days since 1970-01-01 of a `YYYY-MM-DD` day, and back. */
-export const epochDay = (day: string): number => Date.parse(`${day}T00:00:00.000Z`) / MS_PER_DAY;
+let lastDay = '';
+let lastEpochDay = 0;
+export function epochDay(day: string): number {
+  // Nearly every event of a chunk falls on the same day or two: remember the last one.
+  if (day !== lastDay) {
+    lastEpochDay = Date.parse(`${day}T00:00:00.000Z`) / MS_PER_DAY;
+    lastDay = day;
+  }
+  return lastEpochDay;
+}
 export const dayFromEpoch = (n: number): string => new Date(n * MS_PER_DAY).toISOString().slice(0, 10);
 
 /** What a distinct-user count is about (analytics_user_days / analytics_reach `scope`). */

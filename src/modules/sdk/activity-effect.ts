@@ -103,16 +103,23 @@ interface ItemStateRow {
   dismissed: string | null;
 }
 
-function widen(map: Map<string, Seen>, key: string, who: Omit<Seen, 'first' | 'last'>, ts: string): void {
+function widen(
+  map: Map<string, Seen>,
+  key: string,
+  tenantId: string,
+  ext: string | null,
+  anon: string | null,
+  ts: string,
+): void {
   const seen = map.get(key);
   if (!seen) {
-    map.set(key, { ...who, first: ts, last: ts });
+    map.set(key, { tenantId, ext, anon, first: ts, last: ts });
     return;
   }
   // ISO 8601 UTC strings of one format compare like the instants they name.
   if (ts < seen.first) seen.first = ts;
   if (ts > seen.last) seen.last = ts;
-  seen.anon ??= who.anon;
+  seen.anon ??= anon;
 }
 
 export async function applyEndUserActivity(tx: Executor, batches: ProcessedBatch[]): Promise<void> {
@@ -126,9 +133,8 @@ export async function applyEndUserActivity(tx: Executor, batches: ProcessedBatch
       const ext = event.userId ?? null;
       const anon = event.anonymousId ?? null;
       if (!ext && !anon) continue;
-      const who = { tenantId: batch.tenantId, ext, anon };
-      if (ext) widen(users, `${batch.tenantId}${SEP}${ext}`, who, event.timestamp);
-      else widen(anonymous, `${batch.tenantId}${SEP}${anon}`, who, event.timestamp);
+      if (ext) widen(users, `${batch.tenantId}${SEP}${ext}`, batch.tenantId, ext, anon, event.timestamp);
+      else widen(anonymous, `${batch.tenantId}${SEP}${anon}`, batch.tenantId, ext, anon, event.timestamp);
       const state = itemStateOf(event);
       if (state) {
         const stateAnon = ext ? null : anon;
