@@ -142,7 +142,7 @@ describe('POST /api/sdk/events', () => {
       payload: '{"events":[{"type":"CLICK","properties":{"__proto__":{"admin":true}}}]}',
     });
     expect(poisoned.statusCode).toBe(400);
-    expect(poisoned.json().error.code).toBeDefined();
+    expect(poisoned.json().error.code).toBe('VALIDATION_ERROR');
   });
 
   it('accepts 500 events and refuses 501 at path events', async () => {
