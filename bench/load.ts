@@ -1,4 +1,4 @@
-import autocannon from 'autocannon';
+import autocannon, { type Result } from 'autocannon';
 
 export interface LoadResult {
   rps: number;
@@ -7,6 +7,8 @@ export interface LoadResult {
   errors: number;
   non2xx: number;
   total: number;
+  /** Requests per second of every repetition, in the order run. */
+  runs: number[];
 }
 
 export interface LoadOptions {
@@ -16,9 +18,17 @@ export interface LoadOptions {
   body?: string;
   connections?: number;
   seconds?: number;
+  /** Measured runs after the warm-up; the median one is reported. */
+  repeats?: number;
+  /** Runs before each repetition after the first (e.g. letting processing catch up). */
+  between?: () => Promise<void>;
 }
 
-/** One autocannon run after a short warm-up; requests a second and latency percentiles (ms). */
+/**
+ * A short warm-up, then `repeats` autocannon runs: the run with the median requests per second
+ * is reported, with its own latency percentiles, so that one slow or fast moment of a shared
+ * machine does not make the figure. Errors and non-2xx answers are summed over all runs.
+ */
 export async function load(opts: LoadOptions): Promise<LoadResult> {
   const base = {
     url: opts.url,
@@ -28,13 +38,22 @@ export async function load(opts: LoadOptions): Promise<LoadResult> {
     connections: opts.connections ?? 50,
   };
   await autocannon({ ...base, duration: 2 });
-  const r = await autocannon({ ...base, duration: opts.seconds ?? 10 });
+  const results: Result[] = [];
+  for (let i = 0; i < (opts.repeats ?? 1); i++) {
+    if (i > 0) await opts.between?.();
+    results.push(await autocannon({ ...base, duration: opts.seconds ?? 10 }));
+  }
+  const median = [...results].sort((a, b) => a.requests.average - b.requests.average)[
+    Math.floor((results.length - 1) / 2)
+  ]!;
+  const sum = (f: (r: Result) => number) => results.reduce((n, r) => n + f(r), 0);
   return {
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    errors: r.errors + r.timeouts,
-    non2xx: r.non2xx,
-    total: r.requests.total,
+    rps: median.requests.average,
+    p50: median.latency.p50,
+    p99: median.latency.p99,
+    errors: sum((r) => r.errors + r.timeouts),
+    non2xx: sum((r) => r.non2xx),
+    total: sum((r) => r.requests.total),
+    runs: results.map((r) => r.requests.average),
   };
 }

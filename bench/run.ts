@@ -11,10 +11,12 @@ import { seedDelivery } from './seed-delivery.js';
  * `npm run bench`: measures the service against a bare Fastify hello-world and a parse-only
  * POST of the same events body, in one run, on PostgreSQL (BENCH_DATABASE_URL, default the
  * local server) and on the embedded PGlite; prints every figure with its ratio and writes
- * bench/RESULTS.md. BENCH_SECONDS sets each run's length; BENCH_ANALYTICS_EVENTS the
- * analytics fixture size (default 10 million; 0 skips it).
+ * bench/RESULTS.md. Every figure is the median of BENCH_REPEATS runs (default 3) of
+ * BENCH_SECONDS each (default 10); BENCH_ANALYTICS_EVENTS sets the analytics fixture size
+ * (default 10 million; 0 skips it).
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const repeats = Number(process.env.BENCH_REPEATS ?? 3);
 const pgUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const analyticsEvents = Number(process.env.BENCH_ANALYTICS_EVENTS ?? 10_000_000);
@@ -35,6 +37,7 @@ interface Row {
   scenario: string;
   mode: string;
   rps: number;
+  runs: number[];
   eventsPerSecond?: number;
   p50: number;
   p99: number;
@@ -57,6 +60,7 @@ function record(
     scenario,
     mode,
     rps: r.rps,
+    runs: r.runs,
     p50: r.p50,
     p99: r.p99,
     ratio,
@@ -74,7 +78,8 @@ function record(
               .padStart(8)} ev/s`
           : ''
       }` +
-      `  p50 ${r.p50} ms  p99 ${r.p99} ms  ${ratio}  errors ${row.errors}`,
+      `  p50 ${r.p50} ms  p99 ${r.p99} ms  ${ratio}  errors ${row.errors}` +
+      `  (runs: ${r.runs.map((n) => Math.round(n)).join(', ')} req/s)`,
   );
 }
 
@@ -92,7 +97,7 @@ async function startBaseline(answerBytes = 0) {
 
 async function baselines() {
   const { url, child } = await startBaseline();
-  const hello = await load({ url: `${url}/hello`, seconds });
+  const hello = await load({ url: `${url}/hello`, seconds, repeats });
   record('bare Fastify hello-world', '-', hello, '1.00× hello', 'baseline');
   const parse = await load({
     url: `${url}/parse-only`,
@@ -100,6 +105,7 @@ async function baselines() {
     headers: { 'content-type': 'application/json' },
     body: eventsBody,
     seconds,
+    repeats,
   });
   record(
     'events, parse + validate only',
@@ -122,6 +128,7 @@ async function answerBaseline(bytes: number, body: string): Promise<number> {
     headers: { 'content-type': 'application/json' },
     body,
     seconds,
+    repeats,
   });
   record(
     `bare Fastify, constant ${Math.round(bytes / 1000)} kB answer`,
@@ -149,20 +156,22 @@ async function serviceRuns(
   });
   const sdk = { 'x-api-key': store.apiKey };
   const eventsTarget = mode === 'postgres' ? '≥ 200,000 ev/s, p99 ≤ 50 ms' : '≥ 50,000 ev/s, p99 ≤ 100 ms';
-  const postEvents = (url: string) =>
+  const postEvents = (url: string, between?: () => Promise<void>) =>
     load({
       url: `${url}/api/sdk/events`,
       method: 'POST',
       headers: { ...sdk, 'content-type': 'application/json' },
       body: eventsBody,
       seconds,
+      repeats,
+      ...(between ? { between } : {}),
     });
   let server: ServerProcess | null = null;
   try {
     // Delivery first, on a quiet database: the event runs leave millions of rows behind, and
     // PostgreSQL's autovacuum of them would share the cores with whatever ran next.
     server = await startServer(store.env);
-    const config = await load({ url: `${server.url}/api/sdk/config`, headers: sdk, seconds });
+    const config = await load({ url: `${server.url}/api/sdk/config`, headers: sdk, seconds, repeats });
     record('GET /api/sdk/config', mode, config, ratio(config.rps, base.hello, 'hello'), '≥ 0.50× hello');
 
     const session = await seedDelivery(server.url, store.ownerToken, { items: 100, audiences: 20 });
@@ -174,6 +183,7 @@ async function serviceRuns(
       headers: { ...sdk, 'content-type': 'application/json' },
       body,
       seconds,
+      repeats,
     });
     record(
       'POST /api/sdk/session (100 items, 20 aud.)',
@@ -203,9 +213,19 @@ async function serviceRuns(
       await server.stop('SIGTERM');
       server = null;
     }
-    // All in one process: ingestion and processing share the same cores.
+    // All in one process: ingestion and processing share the same cores. Each run starts with
+    // nothing left to process: first what ROLE=web accepted, then each run's own backlog.
     server = await startServer(store.env);
-    const events = await postEvents(server.url);
+    const url = server.url;
+    if (mode === 'postgres') {
+      const backlog = await drain(url, store.ownerToken);
+      notes.push(
+        `${mode}: what ROLE=web accepted was processed by the ROLE=all instance before its own runs: ${describeDrain(backlog)}`,
+      );
+    }
+    const events = await postEvents(url, async () => {
+      await drain(url, store.ownerToken);
+    });
     record(
       'events, 50/batch, durable, ROLE=all',
       mode,
@@ -214,7 +234,10 @@ async function serviceRuns(
       eventsTarget,
       50,
     );
-    notes.push(await drainNote(mode, server.url, store.ownerToken));
+    const last = await drain(url, store.ownerToken);
+    notes.push(
+      `${mode} ROLE=all: ${last.total.toLocaleString('en-US')} events processed in total; after the last run stopped, ${describeDrain(last)}`,
+    );
   } finally {
     await server?.stop('SIGTERM');
     await store.destroy();
@@ -223,12 +246,19 @@ async function serviceRuns(
 
 const ratio = (value: number, of: number, name: string) => `${(value / of).toFixed(2)}× ${name}`;
 
+interface Drained {
+  /** totalEvents of the overview once it stopped moving. */
+  total: number;
+  /** Events processed meanwhile, and in how many seconds. */
+  caughtUp: number;
+  seconds: number;
+}
+
 /**
- * After the ROLE=all run: how long the processors need to catch up with what was accepted,
- * read through the analytics API (totalEvents stops moving), so the next runs start on a quiet
- * machine.
+ * Waits until processing has caught up with what was accepted, read through the analytics API
+ * (totalEvents stops moving for 2 s), so that the next run starts on a quiet machine.
  */
-async function drainNote(mode: string, url: string, token: string): Promise<string> {
+async function drain(url: string, token: string): Promise<Drained> {
   const total = async () => {
     const res = await fetch(`${url}/api/analytics/overview`, {
       headers: { authorization: `Bearer ${token}` },
@@ -236,8 +266,8 @@ async function drainNote(mode: string, url: string, token: string): Promise<stri
     return ((await res.json()) as { data: { totalEvents: number } }).data.totalEvents;
   };
   const started = Date.now();
-  const atStop = await total();
-  let last = atStop;
+  const atStart = await total();
+  let last = atStart;
   let steadySince = Date.now();
   while (Date.now() - steadySince < 2000 && Date.now() - started < 600_000) {
     await new Promise((r) => setTimeout(r, 250));
@@ -247,16 +277,14 @@ async function drainNote(mode: string, url: string, token: string): Promise<stri
       steadySince = Date.now();
     }
   }
-  const secs = (steadySince - started) / 1000;
-  const caughtUp = last - atStop;
-  return (
-    `${mode} ROLE=all: ${last.toLocaleString('en-US')} events processed in total; ${caughtUp.toLocaleString('en-US')} ` +
-    `of them after the load stopped, in ${secs.toFixed(1)} s` +
-    (caughtUp && secs
-      ? ` (${Math.round(caughtUp / secs).toLocaleString('en-US')} events/s processing with the machine otherwise idle).`
-      : '.')
-  );
+  return { total: last, caughtUp: last - atStart, seconds: (steadySince - started) / 1000 };
 }
+
+const describeDrain = ({ caughtUp, seconds: secs }: Drained) =>
+  `${caughtUp.toLocaleString('en-US')} events in ${secs.toFixed(1)} s` +
+  (caughtUp && secs
+    ? ` (${Math.round(caughtUp / secs).toLocaleString('en-US')} events/s processing with the machine otherwise idle).`
+    : '.');
 
 function machineLine(): string {
   const cpu = os.cpus();
@@ -274,17 +302,17 @@ function writeResults(machine: string, analytics: string[]) {
   const table = rows
     .map(
       (r) =>
-        `| ${r.scenario} | ${r.mode} | ${fmt(r.rps)} | ${r.eventsPerSecond ? fmt(r.eventsPerSecond) : ''} | ${r.p50} | ${r.p99} | ${r.ratio} | ${r.target} | ${r.errors} |`,
+        `| ${r.scenario} | ${r.mode} | ${fmt(r.rps)} | ${r.eventsPerSecond ? fmt(r.eventsPerSecond) : ''} | ${r.p50} | ${r.p99} | ${r.ratio} | ${r.target} | ${r.errors} | ${r.runs.map(fmt).join(', ')} |`,
     )
     .join('\n');
   const text = `# Benchmark results
 
 Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}.
 Machine: ${machine}.
-Load generator: autocannon, 50 connections, ${seconds} s per run after a 2 s warm-up, on the same machine.
+Load generator: autocannon, 50 connections, on the same machine. Each figure is the median of ${repeats} runs of ${seconds} s after a 2 s warm-up (p50 and p99 are the median run's); the last column lists every run.
 
-| scenario | database | req/s | events/s | p50 ms | p99 ms | ratio | target | errors |
-|---|---|---|---|---|---|---|---|---|
+| scenario | database | req/s | events/s | p50 ms | p99 ms | ratio | target | errors | runs (req/s) |
+|---|---|---|---|---|---|---|---|---|---|
 ${table}
 
 ${notes.map((n) => `- ${n}`).join('\n')}
