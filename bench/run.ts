@@ -164,7 +164,7 @@ async function serviceRuns(
       body: eventsBody,
       seconds,
       repeats,
-      ...(between ? { between } : {}),
+      between,
     });
   let server: ServerProcess | null = null;
   try {

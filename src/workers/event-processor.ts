@@ -76,10 +76,13 @@ export interface ProcessingOptions {
   ingestionBusy?: () => boolean;
   /**
    * The events per batch last seen, kept by the caller between runs so that a run's first chunk
-   * is sized as well as the later ones (a typical SDK batch, 50, is assumed at first).
+   * is sized as well as the later ones (ASSUMED_EVENTS_PER_BATCH at first).
    */
   sizing?: { eventsPerBatch: number };
 }
+
+/** The size of a typical SDK batch, assumed until batches have been seen. */
+export const ASSUMED_EVENTS_PER_BATCH = 50;
 
 /**
  * Retries up to ten batches whose processing failed (each alone, one attempt per run), then
@@ -94,7 +97,7 @@ export async function processPendingEvents(
     maxBatches = 50,
     targetEvents = Number.POSITIVE_INFINITY,
     ingestionBusy = () => false,
-    sizing = { eventsPerBatch: 50 },
+    sizing = { eventsPerBatch: ASSUMED_EVENTS_PER_BATCH },
   }: ProcessingOptions = {},
 ): Promise<number> {
   let processed = 0;

@@ -1,18 +1,19 @@
 import { EVENT_PROCESSOR } from '../modules/sdk/events-routes.js';
 import { eventEffects } from './event-effects.js';
-import { processPendingEvents } from './event-processor.js';
+import { ASSUMED_EVENTS_PER_BATCH, processPendingEvents } from './event-processor.js';
 import type { Worker } from './runner.js';
 import { schedulerWorker } from './scheduler.js';
 
 /** Ingestion counts as busy this long after its last commit. */
 const INGESTION_QUIET_MS = 250;
 
+/** The event processor's batch-size estimate, carried from run to run. */
+const processingSizing = { eventsPerBatch: ASSUMED_EVENTS_PER_BATCH };
+
 /**
  * Every background job of the service. `npm start` runs them in-process unless ROLE=web;
  * jobs coordinate across instances through the database, so any number may run them.
  */
-/** The event processor's batch-size estimate, carried from run to run. */
-const processingSizing = { eventsPerBatch: 50 };
 
 export const workers: Worker[] = [
   {
