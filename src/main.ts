@@ -13,7 +13,12 @@ const deps = createDeps(config, database);
 const { log } = deps;
 for (const warning of config.warnings) log.warn(warning);
 
-const applied = await migrate(database);
+const applied = await migrate(database).catch(async (err: Error) => {
+  // An edited or missing applied migration, or a failing new one: refuse to serve, say which.
+  log.fatal(err.message);
+  await database.close();
+  process.exit(1);
+});
 if (applied.length) log.info({ applied }, 'migrations applied');
 log.info({ database: database.kind, redis: Boolean(config.redisUrl) }, 'database ready');
 

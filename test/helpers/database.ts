@@ -16,18 +16,19 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** A fresh database, migrated unless `migrated: false` (schema tests migrate it themselves). */
+export async function createTestDatabase({ migrated = true } = {}): Promise<TestDatabase> {
   const base = serverDatabaseUrl();
   if (!base) {
     const handle = await openDatabase({ dataDir: 'memory://' });
-    await migrate(handle);
+    if (migrated) await migrate(handle);
     return { handle, url: undefined, close: () => handle.close() };
   }
   const name = `guidance_test_${randomHex(6)}`;
   await adminQuery(base, `create database ${name}`);
   const url = withDatabase(base, name);
   const handle = await openDatabase({ databaseUrl: url, poolSize: 10 });
-  await migrate(handle);
+  if (migrated) await migrate(handle);
   return {
     handle,
     url,

@@ -18,5 +18,11 @@ export const audiences = pgTable(
     updatedAt: updated(),
     deletedAt: ts('deleted_at'),
   },
-  (t) => [index('audiences_tenant_created_idx').on(t.tenantId, t.createdAt, t.id)],
+  (t) => [
+    index('audiences_tenant_created_idx').on(
+      t.tenantId,
+      t.createdAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
+  ],
 );

@@ -1,6 +1,7 @@
 // Tables of the content domain (migration 0004): content items of six types, NPS surveys and
 // the responses to both.
-import { index, integer, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { check, index, integer, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
 import { created, ts, updated } from './columns.js';
 import { tenants } from './platform.js';
 
@@ -44,8 +45,26 @@ export const contentItems = pgTable(
     updatedAt: updated(),
   },
   (t) => [
-    index('content_items_tenant_type_created_idx').on(t.tenantId, t.type, t.createdAt, t.id),
+    index('content_items_tenant_type_created_idx').on(
+      t.tenantId,
+      t.type,
+      t.createdAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
     index('content_items_tenant_type_status_idx').on(t.tenantId, t.type, t.status),
+    index('content_items_tenant_audience_idx')
+      .on(t.tenantId, t.audienceId)
+      .where(sql`audience_id is not null`),
+    index('content_items_due_idx').on(t.scheduledAt).where(sql`status = 'SCHEDULED'`),
+    index('content_items_expiry_idx')
+      .on(t.expiresAt)
+      .where(sql`status in ('PUBLISHED', 'SCHEDULED') and expires_at is not null`),
+    index('content_items_tenant_published_idx').on(t.tenantId).where(sql`status = 'PUBLISHED'`),
+    check(
+      'content_items_type_check',
+      sql`type in ('tooltips', 'beacons', 'task-lists', 'surveys', 'announcements', 'self-help')`,
+    ),
+    check('content_items_status_check', sql`status in ('DRAFT', 'SCHEDULED', 'PUBLISHED', 'ARCHIVED')`),
   ],
 );
 
@@ -69,8 +88,14 @@ export const npsSurveys = pgTable(
     updatedAt: updated(),
   },
   (t) => [
-    index('nps_surveys_tenant_created_idx').on(t.tenantId, t.createdAt, t.id),
+    index('nps_surveys_tenant_created_idx').on(
+      t.tenantId,
+      t.createdAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
     index('nps_surveys_tenant_status_idx').on(t.tenantId, t.status),
+    index('nps_surveys_tenant_audience_idx').on(t.tenantId, t.audienceId).where(sql`audience_id is not null`),
+    check('nps_surveys_status_check', sql`status in ('DRAFT', 'SCHEDULED', 'PUBLISHED', 'ARCHIVED')`),
   ],
 );
 
@@ -94,7 +119,12 @@ export const surveyResponses = pgTable(
   },
   (t) => [
     unique('survey_responses_event_key').on(t.tenantId, t.eventId),
-    index('survey_responses_tenant_survey_idx').on(t.tenantId, t.surveyId, t.submittedAt, t.id),
+    index('survey_responses_tenant_survey_idx').on(
+      t.tenantId,
+      t.surveyId,
+      t.submittedAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
   ],
 );
 
@@ -117,6 +147,12 @@ export const npsResponses = pgTable(
   },
   (t) => [
     unique('nps_responses_event_key').on(t.tenantId, t.eventId),
-    index('nps_responses_tenant_survey_idx').on(t.tenantId, t.npsSurveyId, t.submittedAt, t.id),
+    index('nps_responses_tenant_survey_idx').on(
+      t.tenantId,
+      t.npsSurveyId,
+      t.submittedAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
+    check('nps_responses_score_check', sql`score >= 0 and score <= 10`),
   ],
 );

@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { created, ts, updated } from './columns.js';
 import { tenants } from './platform.js';
 
@@ -27,6 +37,9 @@ export const endUsers = pgTable(
       .on(t.tenantId, t.anonymousId)
       .where(sql`anonymous_id is not null and external_id is null`),
     index('end_users_tenant_last_seen_idx').on(t.tenantId, t.lastSeenAt),
+    index('end_users_tenant_anonymous_any_idx')
+      .on(t.tenantId, t.anonymousId)
+      .where(sql`anonymous_id is not null`),
   ],
 );
 
@@ -46,7 +59,13 @@ export const eventBatches = pgTable(
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),
   },
-  (t) => [index('event_batches_tenant_received_idx').on(t.tenantId, t.receivedAt)],
+  (t) => [
+    index('event_batches_tenant_received_idx').on(t.tenantId, t.receivedAt),
+    // The processor's claims: new batches, and failed ones retried alone.
+    index('event_batches_new_idx').on(t.id).where(sql`processed_at is null and attempts = 0`),
+    index('event_batches_retry_idx').on(t.id).where(sql`processed_at is null and attempts > 0`),
+    check('event_batches_source_check', sql`source in ('sdk', 'server')`),
+  ],
 );
 
 export const processedEventIds = pgTable(
@@ -59,12 +78,16 @@ export const processedEventIds = pgTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.eventId] })],
 );
 
-export const eventDeadLetters = pgTable('event_dead_letters', {
-  id: uuid('id').primaryKey(),
-  tenantId: uuid('tenant_id').notNull(),
-  batchId: uuid('batch_id').notNull(),
-  correlationId: uuid('correlation_id').notNull(),
-  event: jsonb('event').$type<Record<string, unknown>>().notNull(),
-  reason: text('reason').notNull(),
-  createdAt: created(),
-});
+export const eventDeadLetters = pgTable(
+  'event_dead_letters',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id').notNull(),
+    batchId: uuid('batch_id').notNull(),
+    correlationId: uuid('correlation_id').notNull(),
+    event: jsonb('event').$type<Record<string, unknown>>().notNull(),
+    reason: text('reason').notNull(),
+    createdAt: created(),
+  },
+  (t) => [index('event_dead_letters_tenant_idx').on(t.tenantId, t.createdAt)],
+);

@@ -1,6 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { created, ts, updated } from './columns.js';
+
+export const ROLES = ['OWNER', 'ADMIN', 'EDITOR', 'VIEWER'] as const;
+export type Role = (typeof ROLES)[number];
+const ROLE_CHECK = sql`role in ('OWNER', 'ADMIN', 'EDITOR', 'VIEWER')`;
 
 export const tenants = pgTable(
   'tenants',
@@ -57,6 +61,7 @@ export const members = pgTable(
     uniqueIndex('members_tenant_email_key').on(t.tenantId, sql`lower(${t.email})`),
     index('members_user_idx').on(t.userId),
     uniqueIndex('members_invite_token_key').on(t.inviteTokenHash),
+    check('members_role_check', ROLE_CHECK),
   ],
 );
 
@@ -79,6 +84,7 @@ export const inviteLinks = pgTable(
     uniqueIndex('invite_links_token_key').on(t.tokenHash),
     index('invite_links_tenant_created_idx').on(t.tenantId, t.createdAt, t.id),
     index('invite_links_tenant_creator_idx').on(t.tenantId, t.createdBy),
+    check('invite_links_role_check', ROLE_CHECK),
   ],
 );
 
@@ -168,6 +174,3 @@ export const mailOutbox = pgTable('mail_outbox', {
   error: text('error'),
   createdAt: created(),
 });
-
-export const ROLES = ['OWNER', 'ADMIN', 'EDITOR', 'VIEWER'] as const;
-export type Role = (typeof ROLES)[number];

@@ -1,4 +1,5 @@
-import { index, integer, jsonb, numeric, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { check, index, integer, jsonb, numeric, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { created, ts, updated } from './columns.js';
 import { tenants } from './platform.js';
 
@@ -40,7 +41,10 @@ export const subscriptions = pgTable(
     createdAt: created(),
     updatedAt: updated(),
   },
-  (t) => [index('subscriptions_plan_idx').on(t.planId)],
+  (t) => [
+    index('subscriptions_plan_idx').on(t.planId),
+    check('subscriptions_status_check', sql`status in ('active', 'trialing', 'past_due', 'canceled')`),
+  ],
 );
 
 /** Tokens spent on AI provider calls, written by the AI module; summed over the current period. */
@@ -54,5 +58,8 @@ export const aiTokenUsage = pgTable(
     tokens: integer('tokens').notNull(),
     createdAt: created(),
   },
-  (t) => [index('ai_token_usage_tenant_created_idx').on(t.tenantId, t.createdAt)],
+  (t) => [
+    index('ai_token_usage_tenant_created_idx').on(t.tenantId, t.createdAt),
+    check('ai_token_usage_tokens_check', sql`tokens >= 0`),
+  ],
 );

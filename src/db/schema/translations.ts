@@ -2,6 +2,7 @@
 import { sql } from 'drizzle-orm';
 import {
   boolean,
+  check,
   foreignKey,
   index,
   integer,
@@ -32,6 +33,7 @@ export const locales = pgTable(
     unique('locales_tenant_id_key').on(t.tenantId, t.id),
     uniqueIndex('locales_tenant_code_key').on(t.tenantId, sql`lower(${t.code})`),
     uniqueIndex('locales_tenant_default_key').on(t.tenantId).where(sql`is_default`),
+    check('locales_code_check', sql`char_length(code) between 2 and 10`),
   ],
 );
 
@@ -58,7 +60,12 @@ export const translations = pgTable(
       foreignColumns: [locales.tenantId, locales.id],
     }).onDelete('no action'),
     uniqueIndex('translations_key').on(t.localeId, t.contentType, t.contentId, t.fieldName),
-    index('translations_tenant_created_idx').on(t.tenantId, t.createdAt, t.id),
+    index('translations_tenant_created_idx').on(
+      t.tenantId,
+      t.createdAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
+    check('translations_version_check', sql`version >= 1`),
     index('translations_tenant_content_idx').on(t.tenantId, t.contentType, t.contentId, t.fieldName),
   ],
 );

@@ -1,0 +1,56 @@
+import type { DatabaseHandle } from '../../src/db/client.js';
+
+/**
+ * The shape of a database's public schema as PostgreSQL itself prints it (so two databases
+ * built different ways compare like with like): columns with type, nullability and default;
+ * indexes that back no constraint, with their definitions; constraints by table and
+ * definition (names aside: drizzle and SQL name primary and foreign keys differently).
+ * Triggers and functions are not tables' shape and are left out.
+ */
+export interface Catalog {
+  columns: Map<string, string>;
+  indexes: Map<string, string>;
+  constraints: Set<string>;
+}
+
+const IGNORED_TABLES = new Set(['schema_migrations']);
+
+export async function readCatalog(db: DatabaseHandle): Promise<Catalog> {
+  const columns = await db.query<{ k: string; v: string }>(
+    `select table_name || '.' || column_name as k,
+            format('%s %s default %s', udt_name, case when is_nullable = 'YES' then 'null' else 'not null' end,
+                   coalesce(column_default, '-')) as v
+     from information_schema.columns where table_schema = 'public'`,
+  );
+  const indexes = await db.query<{ t: string; k: string; v: string }>(
+    `select i.tablename as t, i.indexname as k, i.indexdef as v from pg_indexes i
+     where i.schemaname = 'public'
+       and not exists (select 1 from pg_constraint c where c.conname = i.indexname and c.connamespace = 'public'::regnamespace)`,
+  );
+  const constraints = await db.query<{ t: string; k: string }>(
+    `select conrelid::regclass::text as t, conrelid::regclass::text || ' ' || pg_get_constraintdef(oid) as k
+     from pg_constraint where connamespace = 'public'::regnamespace and contype <> 't'`,
+  );
+  const keep = (table: string) => !IGNORED_TABLES.has(table);
+  return {
+    columns: new Map(columns.filter((r) => keep(r.k.split('.')[0]!)).map((r) => [r.k, r.v])),
+    indexes: new Map(indexes.filter((r) => keep(r.t)).map((r) => [r.k, r.v])),
+    constraints: new Set(constraints.filter((r) => keep(r.t)).map((r) => r.k)),
+  };
+}
+
+/** Human-readable differences (empty when the catalogs agree). */
+export function diffCatalogs(a: Catalog, b: Catalog, names = ['a', 'b']): string[] {
+  const out: string[] = [];
+  const [an, bn] = names;
+  for (const kind of ['columns', 'indexes'] as const) {
+    for (const [k, v] of a[kind]) {
+      if (!b[kind].has(k)) out.push(`${kind} ${k}: only in ${an} (${v})`);
+      else if (b[kind].get(k) !== v) out.push(`${kind} ${k}: ${an} has ${v}, ${bn} has ${b[kind].get(k)}`);
+    }
+    for (const [k, v] of b[kind]) if (!a[kind].has(k)) out.push(`${kind} ${k}: only in ${bn} (${v})`);
+  }
+  for (const k of a.constraints) if (!b.constraints.has(k)) out.push(`constraint ${k}: only in ${an}`);
+  for (const k of b.constraints) if (!a.constraints.has(k)) out.push(`constraint ${k}: only in ${bn}`);
+  return out.sort();
+}
