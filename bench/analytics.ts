@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { applyRollups } from '../src/modules/analytics/index.js';
-import type { StoredEvent } from '../src/modules/sdk/event-types.js';
+import type { StoredEvent } from '../src/modules/events/types.js';
 import { newId } from '../src/platform/ids.js';
 import { startServer } from '../test/helpers/server-process.js';
 import { createStandaloneStore } from '../test/helpers/standalone.js';

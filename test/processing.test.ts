@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventEffects } from '../src/workers/event-effects.js';
-import { processPendingEvents } from '../src/workers/event-processor.js';
+import { processPendingEvents } from '../src/modules/events/processor.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { createTenant } from './helpers/factories.js';
 

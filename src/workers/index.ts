@@ -1,6 +1,6 @@
-import { EVENT_PROCESSOR } from '../modules/sdk/events-routes.js';
+import { EVENT_PROCESSOR } from '../modules/events/routes.js';
 import { eventEffects } from './event-effects.js';
-import { ASSUMED_EVENTS_PER_BATCH, processPendingEvents } from './event-processor.js';
+import { ASSUMED_EVENTS_PER_BATCH, processPendingEvents } from '../modules/events/processor.js';
 import type { Worker } from './runner.js';
 import { schedulerWorker } from './scheduler.js';
 

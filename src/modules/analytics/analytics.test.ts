@@ -3,7 +3,7 @@ import { createTestApp, expectError, type TestApp } from '../../../test/helpers/
 import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
 import { newId } from '../../platform/ids.js';
 import { eventEffects } from '../../workers/event-effects.js';
-import { processPendingEvents } from '../../workers/event-processor.js';
+import { processPendingEvents } from '../events/processor.js';
 import { analyticsRollupsEffect } from './rollups-effect.js';
 
 let t: TestApp;

@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../sdk/event-types.js';
+import type { StoredEvent } from '../events/types.js';
 import { idIn } from '../sdk/frequency.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { Executor } from '../../db/client.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { type ColumnPicker, columnsOf, SEP, sortedByKey } from '../../db/raw.js';
-import type { EventEffect, ProcessedBatch } from '../../workers/event-processor.js';
-import type { StoredEvent } from '../sdk/event-types.js';
+import type { EventEffect, ProcessedBatch } from '../events/processor.js';
+import type { StoredEvent } from '../events/types.js';
 import {
   ACTIVE_SCOPE,
   activeUserKey,

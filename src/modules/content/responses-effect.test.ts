@@ -5,7 +5,7 @@ import { createTenant, type TenantFixture } from '../../../test/helpers/factorie
 import { endUsers, eventDeadLetters } from '../../db/schema/index.js';
 import { newId } from '../../platform/ids.js';
 import { eventEffects } from '../../workers/event-effects.js';
-import { processPendingEvents } from '../../workers/event-processor.js';
+import { processPendingEvents } from '../events/processor.js';
 import { answerProblem, checkAnswers, type Question } from './responses-effect.js';
 
 let t: TestApp;

@@ -1,8 +1,8 @@
 import type { Executor } from '../../db/client.js';
 import { columnsOf, rawQuery } from '../../db/raw.js';
 import { isUuid, newId } from '../../platform/ids.js';
-import type { EffectContext, EventEffect, ProcessedBatch } from '../../workers/event-processor.js';
-import type { StoredEvent } from '../sdk/event-types.js';
+import type { EffectContext, EventEffect, ProcessedBatch } from '../events/processor.js';
+import type { StoredEvent } from '../events/types.js';
 import type { SurveyQuestion } from './definitions.js';
 
 /**

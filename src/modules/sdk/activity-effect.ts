@@ -2,7 +2,7 @@ import type { Executor } from '../../db/client.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { columnsOf, SEP, sortedByKey } from '../../db/raw.js';
 import { newId } from '../../platform/ids.js';
-import type { EventEffect, ProcessedBatch } from '../../workers/event-processor.js';
+import type { EventEffect, ProcessedBatch } from '../events/processor.js';
 import { itemStateOf } from './frequency.js';
 
 /**

@@ -6,12 +6,12 @@ import { apiKeyOf, sdkCall } from '../../../test/helpers/sdk.js';
 import { endUserItemStates, endUsers, eventBatches } from '../../db/schema/index.js';
 import { newId } from '../../platform/ids.js';
 import { eventEffects } from '../../workers/event-effects.js';
-import { processPendingEvents } from '../../workers/event-processor.js';
+import { processPendingEvents } from '../events/processor.js';
 import { localeKeyOf } from './delivery-cache.js';
-import { createEventRecorder } from './event-recorder.js';
-import type { StoredEvent } from './event-types.js';
-import type { EventWriter, PendingBatch } from './event-writer.js';
-import { throttledWake } from './events-routes.js';
+import { createEventRecorder } from '../events/recorder.js';
+import type { StoredEvent } from '../events/types.js';
+import type { EventWriter, PendingBatch } from '../events/writer.js';
+import { throttledWake } from '../events/routes.js';
 import { DEFAULT_FREQUENCY, frequencyOf, itemStateOf } from './frequency.js';
 
 let t: TestApp;

@@ -1,5 +1,5 @@
 import { isUuid } from '../../platform/ids.js';
-import type { StoredEvent } from './event-types.js';
+import type { StoredEvent } from '../events/types.js';
 
 /**
  * The frequency cap. Tenant setting `settings.frequency` (PATCH /api/tenants/current):

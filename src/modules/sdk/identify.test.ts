@@ -5,8 +5,8 @@ import { createTenant } from '../../../test/helpers/factories.js';
 import { apiKeyOf, publishedFlow, sdkCall } from '../../../test/helpers/sdk.js';
 import { endUserItemStates, endUsers, eventBatches } from '../../db/schema/index.js';
 import { eventEffects } from '../../workers/event-effects.js';
-import { processPendingEvents } from '../../workers/event-processor.js';
-import type { StoredEvent } from './event-types.js';
+import { processPendingEvents } from '../events/processor.js';
+import type { StoredEvent } from '../events/types.js';
 import { MAX_TRAITS_BYTES } from './schemas.js';
 
 let t: TestApp;

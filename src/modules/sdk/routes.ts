@@ -3,8 +3,8 @@ import { API_KEY } from '../../platform/auth/guard.js';
 import { emptyResponse, errors } from '../../platform/http/schemas.js';
 import { createConfigCache, etagMatches } from './config-cache.js';
 import { createDeliveryCache } from './delivery-cache.js';
-import { createEventRecorder, serverEvent } from './event-recorder.js';
-import { createAppEventWriter, eventRoutes } from './events-routes.js';
+import { createEventRecorder, serverEvent } from '../events/recorder.js';
+import { createAppEventWriter, eventRoutes } from '../events/routes.js';
 import { identifyEndUser } from './identify.js';
 import {
   identifyBody,

@@ -14,8 +14,8 @@ import {
 } from '../../../test/helpers/sdk.js';
 import { endUserItemStates, endUsers, eventBatches } from '../../db/schema/index.js';
 import { eventEffects } from '../../workers/event-effects.js';
-import { processPendingEvents } from '../../workers/event-processor.js';
-import type { StoredEvent } from './event-types.js';
+import { processPendingEvents } from '../events/processor.js';
+import type { StoredEvent } from '../events/types.js';
 import { type DeliveryContext, registerDeliveryExtension } from './extensions.js';
 
 let t: TestApp;

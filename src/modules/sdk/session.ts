@@ -3,8 +3,8 @@ import { matchesRules, type RuleContext } from '../../engine/rules.js';
 import { matchUrl } from '../../engine/url-match.js';
 import { newId } from '../../platform/ids.js';
 import type { DeliveryCache, LocaleView, Servable, Snapshot } from './delivery-cache.js';
-import { type EventRecorder, serverEvent } from './event-recorder.js';
-import type { StoredEvent } from './event-types.js';
+import { type EventRecorder, serverEvent } from '../events/recorder.js';
+import type { StoredEvent } from '../events/types.js';
 import { type DeliveryContext, listDeliveryExtensions, type SessionAdditions } from './extensions.js';
 import type { SessionLookup, SessionLookupFn } from './session-lookup.js';
 

@@ -1,6 +1,6 @@
 import { newId } from '../../platform/ids.js';
-import type { StoredEvent } from './event-types.js';
-import type { EventWriter, PendingBatch } from './event-writer.js';
+import type { StoredEvent } from './types.js';
+import type { EventWriter, PendingBatch } from './writer.js';
 
 /**
  * Events the server records itself (a session start, an IDENTIFY), written through the shared

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { eventsBody } from './events-schema.js';
-import { decodeBatchEvents } from './ingest.js';
+import { eventsBody } from './schema.js';
+import { decodeBatchEvents } from './decode.js';
 
 const batch = (receivedAt: Date) => ({
   id: '0190f3a2-0000-7000-8000-000000000abc',

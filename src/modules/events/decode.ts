@@ -1,7 +1,7 @@
 import { newId } from '../../platform/ids.js';
-import type { StoredEvent } from './event-types.js';
-import type { PendingBatch } from './event-writer.js';
-import { MAX_FUTURE_SKEW_MS } from './events-schema.js';
+import type { StoredEvent } from './types.js';
+import type { PendingBatch } from './writer.js';
+import { MAX_FUTURE_SKEW_MS } from './schema.js';
 
 /**
  * The event log stores a client request's body as received — it was validated before the 202 —

@@ -4,9 +4,9 @@ import { API_KEY } from '../../platform/auth/guard.js';
 import { jsonBodyParser } from '../../platform/http/json-body.js';
 import { errors } from '../../platform/http/schemas.js';
 import { newId } from '../../platform/ids.js';
-import { createEventWriter, type EventWriter } from './event-writer.js';
-import { eventsAccepted, eventsBody } from './events-schema.js';
-import { toPendingBatch } from './ingest.js';
+import { createEventWriter, type EventWriter } from './writer.js';
+import { eventsAccepted, eventsBody } from './schema.js';
+import { toPendingBatch } from './decode.js';
 
 export const EVENT_PROCESSOR = 'event-processor';
 

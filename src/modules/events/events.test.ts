@@ -8,9 +8,9 @@ import {
   type EventEffect,
   type ProcessedBatch,
   processPendingEvents,
-} from '../../workers/event-processor.js';
-import { EVENT_TYPES, type StoredEvent } from './event-types.js';
-import { decodeBatchEvents } from './ingest.js';
+} from './processor.js';
+import { EVENT_TYPES, type StoredEvent } from './types.js';
+import { decodeBatchEvents } from './decode.js';
 
 let t: TestApp;
 let acme: TenantFixture;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { jsonObject } from '../../platform/http/schemas.js';
-import { EVENT_TYPES } from './event-types.js';
+import { EVENT_TYPES } from './types.js';
 
 /** At most this many events a request (DECISIONS §4); the SDK sends 50 by default. */
 export const MAX_EVENTS_PER_REQUEST = 500;

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import type { Executor } from '../db/client.js';
-import { preparedQuery } from '../db/prepared.js';
-import { columnsOf, rawQuery } from '../db/raw.js';
-import type { AppDeps } from '../deps.js';
-import type { StoredEvent } from '../modules/sdk/event-types.js';
-import { decodeBatchEvents } from '../modules/sdk/ingest.js';
-import { newId } from '../platform/ids.js';
+import type { Executor } from '../../db/client.js';
+import { preparedQuery } from '../../db/prepared.js';
+import { columnsOf, rawQuery } from '../../db/raw.js';
+import type { AppDeps } from '../../deps.js';
+import type { StoredEvent } from './types.js';
+import { decodeBatchEvents } from './decode.js';
+import { newId } from '../../platform/ids.js';
 
 /** A stored batch as processing sees it, with its events parsed and duplicates removed. */
 export interface ProcessedBatch {
