@@ -5,7 +5,6 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppDeps } from './deps.js';
-import { registerModules } from './modules/index.js';
 import { SESSION_COOKIE } from './platform/auth/cookies.js';
 import { installGuard } from './platform/auth/guard.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
@@ -22,7 +21,22 @@ declare module 'fastify' {
   }
 }
 
-/** The HTTP application: cross-cutting plugins, then every module. Tests drive it through inject(). */
+/**
+ * Read-your-writes across caches: a dashboard write answers only once this instance has heard
+ * the database announce the changes it committed (platform/change-feed.ts), so the next request
+ * here already sees them (a revoked key refused, a new setting in the SDK config). Other
+ * instances hear them a moment later.
+ */
+function awaitOwnChanges(app: FastifyInstance): void {
+  const { changes } = app.deps;
+  app.addHook('onReady', () => changes.ready);
+  app.addHook('onSend', async (request) => {
+    if (request.method === 'GET' || request.method === 'HEAD' || request.sdk) return;
+    await changes.sync();
+  });
+}
+
+/** The HTTP application: cross-cutting plugins, then every module's routes. Tests drive it through inject(). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
@@ -67,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
-  await registerModules(app);
+  awaitOwnChanges(app);
+  for (const module of deps.modules.manifests) if (module.routes) await app.register(module.routes);
   return app;
 }

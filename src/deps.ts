@@ -1,8 +1,10 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { type ApiKeyVerifier, createApiKeyVerifier } from './platform/auth/api-key-auth.js';
 import { createTokenService, type TokenService } from './platform/auth/tokens.js';
+import { type ChangeFeed, createChangeFeed } from './platform/change-feed.js';
 import { createEncryptor, type Encryptor } from './platform/crypto.js';
 import { createMailer, type Mailer } from './platform/mail.js';
 import {
@@ -12,12 +14,82 @@ import {
   type RateLimitStore,
   redisRateLimitStore,
 } from './platform/rate-limit.js';
-import { connectRedis, createInvalidationBus, type InvalidationBus, type Redis } from './platform/redis.js';
-import { createReferenceRegistry, type ReferenceRegistry } from './platform/references.js';
+import { connectRedis, type Redis } from './platform/redis.js';
+import {
+  createReferenceRegistry,
+  type DependentDisablerEntry,
+  type ReferenceFinderEntry,
+  type ReferenceRegistry,
+} from './platform/references.js';
+
+/**
+ * A background job run on an interval, never overlapping itself. Jobs coordinate across
+ * instances through the database (row locks, SKIP LOCKED, conditional updates), never memory.
+ * `workers/` only schedules them; the work lives in the module that contributes the job.
+ */
+export interface Job {
+  name: string;
+  intervalMs: number;
+  run(deps: AppDeps): Promise<void>;
+  /** Run once more while stopping (flushes buffered state). */
+  runOnStop?: boolean;
+}
+
+/**
+ * The contracts of the seams, each declared by the module that owns it, through declaration
+ * merging (as modules augment Fastify's types): `modules/events` declares `eventEffect`,
+ * `modules/delivery` `deliveryContributor`, `modules/end-users` `endUserMerger`. This file only
+ * names the slots, so it knows no domain.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by the modules that own the contracts
+export interface SeamContracts {}
+type Contract<K extends string> = K extends keyof SeamContracts ? SeamContracts[K] : never;
+
+/**
+ * What a module contributes (`modules/<domain>/index.ts` exports one). The app assembles the
+ * manifests of `modules/index.ts`, in that order, into the registries on its deps.
+ */
+export interface ModuleManifest {
+  name: string;
+  routes?: FastifyPluginAsyncZod;
+  /** What processing accepted events does, in order; effects of all modules run in manifest order. */
+  effects?: readonly Contract<'eventEffect'>[];
+  jobs?: readonly Job[];
+  /** What this module adds to the cached delivery snapshot and chooses per session. */
+  delivery?: readonly Contract<'deliveryContributor'>[];
+  /** Moves this module's rows from an anonymous end user to the identified one it merges into. */
+  endUserMergers?: readonly Contract<'endUserMerger'>[];
+  referenceFinders?: readonly ReferenceFinderEntry[];
+  dependentDisablers?: readonly DependentDisablerEntry[];
+}
+
+/** The manifests' contributions, per slot, in manifest order. */
+export interface Registries {
+  manifests: readonly ModuleManifest[];
+  effects: readonly Contract<'eventEffect'>[];
+  jobs: readonly Job[];
+  delivery: readonly Contract<'deliveryContributor'>[];
+  endUserMergers: readonly Contract<'endUserMerger'>[];
+}
+
+export function assembleRegistries(manifests: readonly ModuleManifest[]): Registries {
+  const names = new Set<string>();
+  for (const m of manifests) {
+    if (names.has(m.name)) throw new Error(`module ${m.name} is listed twice`);
+    names.add(m.name);
+  }
+  return {
+    manifests,
+    effects: manifests.flatMap((m) => m.effects ?? []),
+    jobs: manifests.flatMap((m) => m.jobs ?? []),
+    delivery: manifests.flatMap((m) => m.delivery ?? []),
+    endUserMergers: manifests.flatMap((m) => m.endUserMergers ?? []),
+  };
+}
 
 /**
  * Everything a request or a worker needs, built once per process (or per test app) and handed
- * to `buildApp` and the workers. Nothing here knows a domain.
+ * to `buildApp` and the workers: the shared services, and the registries of the modules.
  */
 export interface AppDeps {
   config: Config;
@@ -26,15 +98,18 @@ export interface AppDeps {
   /** Milliseconds since the epoch; injectable so tests can move time. */
   clock: () => number;
   redis: Redis | null;
-  bus: InvalidationBus;
+  /** Changes the database announces (cache invalidation across instances). */
+  changes: ChangeFeed;
   rateLimiter: RateLimiter;
   tokens: TokenService;
   apiKeys: ApiKeyVerifier;
   mailer: Mailer;
   encryptor: Encryptor;
-  /** "Who refers to this record" finders (AUDIENCE_IN_USE and similar), filled by modules. */
+  /** What the modules contribute (effects, jobs, delivery contributors, end-user mergers). */
+  modules: Registries;
+  /** "Who refers to this record" finders and dependent disablers (AUDIENCE_IN_USE and similar). */
   references: ReferenceRegistry;
-  /** Asks a background worker to run now (a no-op where workers do not run in this process). */
+  /** Asks a background job to run now (a no-op where workers do not run in this process). */
   wakeWorker: (name: string) => void;
   /** When this process last committed SDK work (ms since the epoch); background work yields while it is recent. */
   hotPathActiveAt: number;
@@ -42,38 +117,50 @@ export interface AppDeps {
 }
 
 export interface DepsOptions {
+  /** The modules of this app (`modules/index.ts`; tests may add their own). */
+  modules: readonly ModuleManifest[];
   log?: Logger;
   clock?: () => number;
 }
 
-export function createDeps(config: Config, database: DatabaseHandle, opts: DepsOptions = {}): AppDeps {
+export function createDeps(config: Config, database: DatabaseHandle, opts: DepsOptions): AppDeps {
   const log = opts.log ?? pino({ level: config.logLevel });
   const clock = opts.clock ?? Date.now;
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;
-  const bus = createInvalidationBus(config.redisUrl, config.redisPrefix, log);
+  const changes = createChangeFeed(database, log);
   const store: RateLimitStore = redis
     ? redisRateLimitStore(redis, config.redisPrefix)
     : memoryRateLimitStore();
   const mailer = createMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, db: database.db, log });
+  const modules = assembleRegistries(opts.modules);
   return {
     config,
     database,
     log,
     clock,
     redis,
-    bus,
+    changes,
     rateLimiter: createRateLimiter(config.rateLimits, store, clock),
     tokens: createTokenService(config.jwtSecret, config.accessTokenTtlSeconds),
-    apiKeys: createApiKeyVerifier({ db: database.db, bus, cacheTtlMs: config.apiKeyCacheTtlMs, now: clock }),
+    apiKeys: createApiKeyVerifier({
+      db: database.db,
+      changes,
+      cacheTtlMs: config.apiKeyCacheTtlMs,
+      now: clock,
+    }),
     mailer,
     encryptor: createEncryptor(config.encryptionKey),
-    references: createReferenceRegistry(),
+    modules,
+    references: createReferenceRegistry(
+      opts.modules.flatMap((m) => m.referenceFinders ?? []),
+      opts.modules.flatMap((m) => m.dependentDisablers ?? []),
+    ),
     wakeWorker: () => {},
     hotPathActiveAt: 0,
     async close() {
       mailer.close();
       await store.close();
-      await bus.close();
+      await changes.close();
       redis?.disconnect();
     },
   };

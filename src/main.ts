@@ -3,13 +3,13 @@ import { loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { createDeps } from './deps.js';
-import { workers } from './workers/index.js';
+import { allModules } from './modules/index.js';
 import { startWorkers, type WorkerHandle } from './workers/runner.js';
 
 /** Process entry: config → database → migrations → HTTP and workers; SIGTERM/SIGINT drain and exit 0. */
 const config = loadConfig();
 const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: `${config.dataDir}/pg` });
-const deps = createDeps(config, database);
+const deps = createDeps(config, database, { modules: allModules });
 const { log } = deps;
 for (const warning of config.warnings) log.warn(warning);
 
@@ -25,7 +25,7 @@ log.info({ database: database.kind, redis: Boolean(config.redisUrl) }, 'database
 const app = config.role === 'worker' ? null : await buildApp(deps);
 let background: WorkerHandle | null = null;
 if (config.role !== 'web') {
-  background = startWorkers(deps, workers);
+  background = startWorkers(deps);
   deps.wakeWorker = background.wake;
 }
 if (app) {

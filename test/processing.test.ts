@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventEffects } from '../src/workers/event-effects.js';
 import { processPendingEvents } from '../src/modules/events/processor.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { createTenant } from './helpers/factories.js';
@@ -52,9 +51,9 @@ describe('concurrent processing with all effects', () => {
     const second = await createTestApp({ db: t.db });
     try {
       await Promise.all([
-        processPendingEvents(t.deps, eventEffects, { maxBatches: 3 }),
-        processPendingEvents(second.deps, eventEffects, { maxBatches: 4 }),
-        processPendingEvents(t.deps, eventEffects, { maxBatches: 5 }),
+        processPendingEvents(t.deps, t.deps.modules.effects, { maxBatches: 3 }),
+        processPendingEvents(second.deps, second.deps.modules.effects, { maxBatches: 4 }),
+        processPendingEvents(t.deps, t.deps.modules.effects, { maxBatches: 5 }),
       ]);
     } finally {
       await second.close();

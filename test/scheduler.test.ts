@@ -1,11 +1,21 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs } from '../src/db/schema/index.js';
-import { schedulerWorker } from '../src/workers/scheduler.js';
+import type { AppDeps } from '../src/deps.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { createTenant, type TenantFixture } from './helpers/factories.js';
 
-/** The background job of DECISIONS §6, driven by an injectable clock. */
+/**
+ * The background jobs of DECISIONS §6 (the flows' and the content's scheduled moves), driven by
+ * an injectable clock.
+ */
+const SCHEDULE_JOBS = ['flow-schedule', 'content-schedule'];
+const scheduleJobs = (deps: AppDeps) => deps.modules.jobs.filter((job) => SCHEDULE_JOBS.includes(job.name));
+const schedulerWorker = {
+  async run(deps: AppDeps) {
+    for (const job of scheduleJobs(deps)) await job.run(deps);
+  },
+};
 let t: TestApp;
 let tenant: TenantFixture;
 const siteId = '0190f3a2-0000-7000-8000-0000000000aa';
@@ -133,7 +143,7 @@ describe('the scheduler', () => {
     t.clock.set(now);
     const flow = await scheduledFlow(now + HOUR);
     t.clock.set(now + HOUR + 1);
-    const workers = t.startWorkers([{ ...schedulerWorker, intervalMs: 50 }]);
+    const workers = t.startWorkers(scheduleJobs(t.deps).map((job) => ({ ...job, intervalMs: 50 })));
     try {
       await expect.poll(() => flowStatus(flow), { timeout: 5000, interval: 100 }).toBe('PUBLISHED');
     } finally {

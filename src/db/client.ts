@@ -5,7 +5,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
-import { enablePglitePrepared } from './prepared.js';
+import { enablePglitePrepared } from './pglite-prepared.js';
 import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;

@@ -1,4 +1,4 @@
-import { type PGlite, parse, protocol } from '@electric-sql/pglite';
+import { type PGlite, type Transaction as PGliteTransaction, parse, protocol } from '@electric-sql/pglite';
 import { isCachedPlanInvalid } from './errors.js';
 
 const { serialize } = protocol;
@@ -95,3 +95,31 @@ export function pglitePrepared(client: PGlite) {
     },
   };
 }
+
+type Runner = <T>(text: string, params: readonly unknown[]) => Promise<T[]>;
+
+/** PGlite clients (the instance, and each open transaction of it) and how they run a prepared statement. */
+const pgliteRunners = new WeakMap<object, Runner>();
+
+/**
+ * Lets `preparedQuery` run named statements on this PGlite instance, outside and inside its
+ * transactions: each transaction PGlite opens (drizzle's included) is registered with its runner.
+ */
+export function enablePglitePrepared(client: PGlite): void {
+  if (pgliteRunners.has(client)) return;
+  const runner = pglitePrepared(client);
+  pgliteRunners.set(client, runner.query);
+  const transaction = client.transaction.bind(client);
+  client.transaction = <T>(callback: (tx: PGliteTransaction) => Promise<T>) =>
+    transaction((tx) => {
+      pgliteRunners.set(tx, (text, params) => {
+        // As tx.query: a statement through a transaction that has ended is refused.
+        if (tx.closed) throw new Error('Transaction is closed');
+        return runner.inTransaction(text, params);
+      });
+      return callback(tx);
+    });
+}
+
+/** The prepared-statement runner of a PGlite client (the instance, or one of its open transactions). */
+export const pgliteRunnerOf = (client: object): Runner | undefined => pgliteRunners.get(client);

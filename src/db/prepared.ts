@@ -1,33 +1,7 @@
-import type { PGlite, Transaction as PGliteTransaction } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { Executor } from './client.js';
 import { isCachedPlanInvalid } from './errors.js';
-import { pglitePrepared } from './pglite-prepared.js';
-
-type Runner = <T>(text: string, params: readonly unknown[]) => Promise<T[]>;
-
-/** PGlite clients (the instance, and each open transaction of it) and how they run a prepared statement. */
-const pgliteRunners = new WeakMap<object, Runner>();
-
-/**
- * Lets `preparedQuery` run named statements on this PGlite instance, outside and inside its
- * transactions: each transaction PGlite opens (drizzle's included) is registered with its runner.
- */
-export function enablePglitePrepared(client: PGlite): void {
-  if (pgliteRunners.has(client)) return;
-  const runner = pglitePrepared(client);
-  pgliteRunners.set(client, runner.query);
-  const transaction = client.transaction.bind(client);
-  client.transaction = <T>(callback: (tx: PGliteTransaction) => Promise<T>) =>
-    transaction((tx) => {
-      pgliteRunners.set(tx, (text, params) => {
-        // As tx.query: a statement through a transaction that has ended is refused.
-        if (tx.closed) throw new Error('Transaction is closed');
-        return runner.inTransaction(text, params);
-      });
-      return callback(tx);
-    });
-}
+import { pgliteRunnerOf } from './pglite-prepared.js';
 
 /** Statement names by text, the same on every PostgreSQL connection (each prepares a name once). */
 const names = new Map<string, string>();
@@ -67,7 +41,7 @@ async function pgNamed<T>(
  */
 export function preparedQuery<T>(exec: Executor, text: string, params: readonly unknown[]): Promise<T[]> {
   const client = (exec as unknown as { session: { client: object } }).session.client;
-  const pglite = pgliteRunners.get(client);
+  const pglite = pgliteRunnerOf(client);
   if (pglite) return pglite<T>(text, params);
   if (client instanceof pg.Pool || client instanceof pg.Client) return pgNamed<T>(client, text, params);
   throw new Error(

@@ -1,37 +1,40 @@
-import type { FastifyInstance } from 'fastify';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { analyticsRoutes } from './analytics/routes.js';
-import { apiKeyRoutes } from './api-keys/routes.js';
-import { audienceRoutes } from './audiences/routes.js';
-import { auditRoutes } from './audit/routes.js';
-import { authRoutes } from './auth/routes.js';
-import { contentRoutes } from './content/routes.js';
-import { flowRoutes } from './flows/routes.js';
-import { healthRoutes } from './health/routes.js';
-import { pricingRoutes } from './pricing/routes.js';
-import { sdkRoutes } from './sdk/routes.js';
-import { tenantRoutes } from './tenants/routes.js';
-import { translationRoutes } from './translations/routes.js';
+import type { ModuleManifest } from '../deps.js';
+import { analyticsModule } from './analytics/index.js';
+import { apiKeysModule } from './api-keys/index.js';
+import { audiencesModule } from './audiences/index.js';
+import { auditModule } from './audit/index.js';
+import { authModule } from './auth/index.js';
+import { contentModule } from './content/index.js';
+import { deliveryModule } from './delivery/index.js';
+import { endUsersModule } from './end-users/index.js';
+import { eventsModule } from './events/index.js';
+import { flowsModule } from './flows/index.js';
+import { healthModule } from './health/index.js';
+import { pricingModule } from './pricing/index.js';
+import { sdkModule } from './sdk/index.js';
+import { tenantsModule } from './tenants/index.js';
+import { translationsModule } from './translations/index.js';
 
 /**
- * Every domain's routes, in one list. A module registers its routes, and at registration time
- * may add to shared registries on `app.deps` (reference finders, dependent disablers).
+ * Every module of the service, in order. The order is data: routes register in it (the events
+ * module before the SDK's, which uses its event log), and event effects run in it (end-user
+ * activity before the effects that read end users; `checkEffectOrder` enforces every effect's
+ * `runsAfter`).
  */
-const modules: FastifyPluginAsyncZod[] = [
-  healthRoutes,
-  authRoutes,
-  tenantRoutes,
-  apiKeyRoutes,
-  auditRoutes,
-  audienceRoutes,
-  flowRoutes,
-  contentRoutes,
-  translationRoutes,
-  pricingRoutes,
-  sdkRoutes,
-  analyticsRoutes,
+export const allModules: readonly ModuleManifest[] = [
+  healthModule,
+  authModule,
+  tenantsModule,
+  apiKeysModule,
+  auditModule,
+  pricingModule,
+  audiencesModule,
+  translationsModule,
+  eventsModule,
+  endUsersModule,
+  deliveryModule,
+  analyticsModule,
+  flowsModule,
+  contentModule,
+  sdkModule,
 ];
-
-export async function registerModules(app: FastifyInstance): Promise<void> {
-  for (const routes of modules) await app.register(routes);
-}

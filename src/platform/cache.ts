@@ -1,10 +1,11 @@
+import { LRUCache } from 'lru-cache';
+
 /**
- * A read-through cache for hot paths (SDK config, API keys): entries live `ttlMs`, concurrent
- * misses of one key share one load, and `invalidate(key)` drops the entry and any load in
- * flight. A load that an invalidation overtook still answers the callers that were waiting for
- * it (they asked before the change), but is not kept: later callers load afresh, so a change
- * is seen at once on the instance that made it and, through the invalidation bus, elsewhere.
- * Beyond `maxEntries` the oldest entry goes.
+ * A read-through cache for hot paths (SDK config, API keys), on `lru-cache` (bounded, least
+ * recently used evicted, per-entry TTL against the injectable clock). On top of it: concurrent
+ * misses of one key share one load, and `invalidate(key)` drops the entry and any load in flight.
+ * A load that an invalidation overtook still answers the callers that were waiting for it (they
+ * asked before the change) but is not kept, so later callers load afresh.
  */
 export interface LoadingCacheOptions<V> {
   load(key: string): Promise<V>;
@@ -13,48 +14,59 @@ export interface LoadingCacheOptions<V> {
   clock: () => number;
 }
 
+/** lru-cache stores objects; a boxed value also lets a cached `null` (an unknown key) be a hit. */
+interface Box<V> {
+  value: V;
+}
+
 export function createLoadingCache<V>(opts: LoadingCacheOptions<V>) {
-  const entries = new Map<string, { value: V; expiresAt: number }>();
-  const loading = new Map<string, Promise<V>>();
-  const generation = new Map<string, number>();
+  const entries = new LRUCache<string, Box<V>>({
+    max: opts.maxEntries,
+    ttl: opts.ttlMs,
+    // Expiry is judged with the app's clock (tests move it); no timers. lru-cache reads a start
+    // time of 0 as "none", so the clock is seen one millisecond later (0 is a test clock's epoch).
+    perf: { now: () => opts.clock() + 1 },
+    ttlAutopurge: false,
+    ttlResolution: 0,
+  });
+  const loading = new Map<string, { promise: Promise<V>; overtaken: boolean }>();
 
   function miss(key: string): Promise<V> {
     const pending = loading.get(key);
-    if (pending) return pending;
-    const gen = generation.get(key) ?? 0;
-    const started = opts.load(key).then(
+    if (pending) return pending.promise;
+    const flight = { promise: opts.load(key), overtaken: false };
+    loading.set(key, flight);
+    flight.promise.then(
       (value) => {
-        if (loading.get(key) === started) loading.delete(key);
-        if ((generation.get(key) ?? 0) === gen) {
-          entries.delete(key);
-          if (entries.size >= opts.maxEntries) entries.delete(entries.keys().next().value!);
-          entries.set(key, { value, expiresAt: opts.clock() + opts.ttlMs });
-        }
-        return value;
+        if (loading.get(key) === flight) loading.delete(key);
+        if (!flight.overtaken) entries.set(key, { value });
       },
-      (err) => {
-        if (loading.get(key) === started) loading.delete(key);
-        throw err;
+      () => {
+        if (loading.get(key) === flight) loading.delete(key);
       },
     );
-    loading.set(key, started);
-    return started;
+    return flight.promise;
   }
 
   return {
     /** The cached value (synchronously on a hit), else the shared load. */
     get(key: string): V | Promise<V> {
       const hit = entries.get(key);
-      if (hit && hit.expiresAt > opts.clock()) return hit.value;
-      return miss(key);
+      return hit ? hit.value : miss(key);
     },
     invalidate(key: string): void {
       entries.delete(key);
-      loading.delete(key);
-      const next = (generation.get(key) ?? 0) + 1;
-      generation.delete(key); // re-inserted last, so the eviction below drops the oldest
-      generation.set(key, next);
-      if (generation.size > opts.maxEntries) generation.delete(generation.keys().next().value!);
+      const pending = loading.get(key);
+      if (pending) {
+        pending.overtaken = true;
+        loading.delete(key);
+      }
+    },
+    /** Drops everything (the change feed may have missed notifications). */
+    clear(): void {
+      entries.clear();
+      for (const pending of loading.values()) pending.overtaken = true;
+      loading.clear();
     },
   };
 }

@@ -1,27 +1,20 @@
-import type { AppDeps } from '../deps.js';
+import type { AppDeps, Job } from '../deps.js';
 
 /**
- * A background job run on a fixed interval, never overlapping itself. Jobs coordinate across
- * instances through the database (row locks, SKIP LOCKED, conditional updates), never memory.
+ * Schedules background jobs (every module's, from `deps.modules.jobs`, unless told which): each
+ * runs on its interval, never overlapping itself, and can be woken to run at once. The work
+ * itself lives in the modules; jobs coordinate across instances through the database.
  */
-export interface Worker {
-  name: string;
-  intervalMs: number;
-  run(deps: AppDeps): Promise<void>;
-  /** Run once more while stopping (flushes buffered state). */
-  runOnStop?: boolean;
-}
-
 export interface WorkerHandle {
-  /** Runs a worker now instead of waiting for its next tick (e.g. right after new work is committed). */
+  /** Runs a job now instead of waiting for its next tick (e.g. right after new work is committed). */
   wake(name: string): void;
   stop(): Promise<void>;
 }
 
-export function startWorkers(deps: AppDeps, workers: Worker[]): WorkerHandle {
+export function startWorkers(deps: AppDeps, jobs: readonly Job[] = deps.modules.jobs): WorkerHandle {
   let stopping = false;
   const loops = new Map(
-    workers.map((worker) => {
+    jobs.map((job) => {
       const loop = {
         timer: undefined as NodeJS.Timeout | undefined,
         running: Promise.resolve(),
@@ -36,19 +29,19 @@ export function startWorkers(deps: AppDeps, workers: Worker[]): WorkerHandle {
           return;
         }
         loop.busy = true;
-        loop.running = worker
+        loop.running = job
           .run(deps)
-          .catch((err) => deps.log.error({ err, worker: worker.name }, 'worker run failed'))
+          .catch((err) => deps.log.error({ err, job: job.name }, 'job run failed'))
           .finally(() => {
             loop.busy = false;
             if (stopping) return;
-            const delay = loop.again ? 0 : worker.intervalMs;
+            const delay = loop.again ? 0 : job.intervalMs;
             loop.again = false;
             loop.timer = setTimeout(tick, delay);
           });
       };
-      loop.timer = setTimeout(tick, worker.intervalMs);
-      return [worker.name, { worker, loop, tick }] as const;
+      loop.timer = setTimeout(tick, job.intervalMs);
+      return [job.name, { job, loop, tick }] as const;
     }),
   );
   return {
@@ -59,11 +52,9 @@ export function startWorkers(deps: AppDeps, workers: Worker[]): WorkerHandle {
       stopping = true;
       for (const { loop } of loops.values()) clearTimeout(loop.timer);
       await Promise.all([...loops.values()].map(({ loop }) => loop.running));
-      for (const { worker } of loops.values()) {
-        if (!worker.runOnStop) continue;
-        await worker
-          .run(deps)
-          .catch((err) => deps.log.error({ err, worker: worker.name }, 'final worker run failed'));
+      for (const { job } of loops.values()) {
+        if (!job.runOnStop) continue;
+        await job.run(deps).catch((err) => deps.log.error({ err, job: job.name }, 'final job run failed'));
       }
     },
   };

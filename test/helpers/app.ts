@@ -2,10 +2,10 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { expect } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { type Config, testConfig } from '../../src/config.js';
-import { type AppDeps, createDeps } from '../../src/deps.js';
+import { type AppDeps, createDeps, type Job, type ModuleManifest } from '../../src/deps.js';
+import { allModules } from '../../src/modules/index.js';
 import { randomHex } from '../../src/platform/crypto.js';
-import { workers as allWorkers } from '../../src/workers/index.js';
-import { startWorkers, type Worker, type WorkerHandle } from '../../src/workers/runner.js';
+import { startWorkers, type WorkerHandle } from '../../src/workers/runner.js';
 import { createTestDatabase, type TestDatabase, testRedisUrl } from './database.js';
 
 export interface TestClock {
@@ -40,8 +40,10 @@ export interface TestApp {
   clock: TestClock;
   config: Config;
   inject(opts: InjectOptions): Promise<LightMyRequestResponse>;
-  /** Starts the given (default: all) background workers against this app's deps. */
-  startWorkers(list?: Worker[]): WorkerHandle;
+  /** Starts the given (default: every module's) background jobs against this app's deps. */
+  startWorkers(jobs?: readonly Job[]): WorkerHandle;
+  /** Runs one job of the app's modules, by name, once. */
+  runJob(name: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,8 @@ export interface TestAppOptions {
   db?: TestDatabase;
   /** Share a Redis namespace with another test app; defaults to a fresh one. */
   redisPrefix?: string;
+  /** The app's modules (default: every module); tests add their own contributions this way. */
+  modules?: readonly ModuleManifest[];
   /** Adds routes or hooks before the app is sealed (tests of the HTTP conventions). */
   beforeReady?: (app: FastifyInstance) => void | Promise<void>;
 }
@@ -69,7 +73,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     redisPrefix: opts.redisPrefix ?? `test:${randomHex(6)}:`,
     ...opts.config,
   });
-  const deps = createDeps(config, db.handle, { clock: clock.now });
+  const deps = createDeps(config, db.handle, { clock: clock.now, modules: opts.modules ?? allModules });
   const app = await buildApp(deps);
   await opts.beforeReady?.(app);
   await app.ready();
@@ -81,8 +85,13 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     clock,
     config,
     inject: (o) => app.inject(o),
-    startWorkers(list = allWorkers) {
-      const handle = startWorkers(deps, list);
+    async runJob(name) {
+      const job = deps.modules.jobs.find((j) => j.name === name);
+      if (!job) throw new Error(`no job named ${name}`);
+      await job.run(deps);
+    },
+    startWorkers(jobs = deps.modules.jobs) {
+      const handle = startWorkers(deps, jobs);
       deps.wakeWorker = handle.wake;
       handles.push(handle);
       return handle;

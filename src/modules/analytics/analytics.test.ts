@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
 import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
 import { newId } from '../../platform/ids.js';
-import { eventEffects } from '../../workers/event-effects.js';
 import { processPendingEvents } from '../events/processor.js';
 import { analyticsRollupsEffect } from './rollups-effect.js';
 
@@ -180,10 +179,10 @@ beforeAll(async () => {
     flowEvent('FLOW_COMPLETED', '2026-03-25', {}, u('u7')),
     flowEvent('FLOW_COMPLETED', '2026-03-25', {}, u('u8')),
   ]);
-  await processPendingEvents(t.deps, eventEffects);
+  await processPendingEvents(t.deps, t.deps.modules.effects);
   // the same request once more after processing: still counted once
   await send(acmeKey, retried);
-  await processPendingEvents(t.deps, eventEffects);
+  await processPendingEvents(t.deps, t.deps.modules.effects);
 });
 afterAll(() => t.close());
 
@@ -441,7 +440,7 @@ describe('GET /api/analytics/heatmaps', () => {
       { type: 'CLICK', url: page, timestamp: at('2026-03-11'), properties: { selector: '  ' } },
       { type: 'DEAD_CLICK', url: page, timestamp: at('2026-03-11') },
     ]);
-    await processPendingEvents(t.deps, eventEffects);
+    await processPendingEvents(t.deps, t.deps.modules.effects);
     const res = await get(
       `/api/analytics/heatmaps?url=${encodeURIComponent(page)}&${MARCH}`,
       tenant.owner.headers,

@@ -1,2 +1,12 @@
-// What benchmarks use from analytics (event processing registers analyticsRollupsEffect itself).
+import type { ModuleManifest } from '../../deps.js';
+import { analyticsRollupsEffect } from './rollups-effect.js';
+import { analyticsRoutes } from './routes.js';
+
+export const analyticsModule: ModuleManifest = {
+  name: 'analytics',
+  routes: analyticsRoutes,
+  effects: [analyticsRollupsEffect],
+};
+
+// What benchmarks use from analytics.
 export { applyRollups } from './rollups-effect.js';

@@ -60,7 +60,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: { tags, params: idParams, response: { 204: emptyResponse, ...errors(401, 403, 404) } },
     },
     async (request, reply) => {
-      await revokeApiKey(ctxOf(request), request.params.id, (hash) => app.deps.apiKeys.invalidate(hash));
+      await revokeApiKey(ctxOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );

@@ -91,16 +91,13 @@ export async function getApiKey(ctx: ServiceCtx, id: string) {
 }
 
 /**
- * Permanent: the key stops working at once here and, through the invalidation bus, everywhere;
+ * Permanent: the key stops working here before the answer and within a moment everywhere (the
+ * database announces the revocation to every instance's key cache; see platform/change-feed.ts);
  * from then on the API answers 404 for it (revoking again included).
  */
-export async function revokeApiKey(
-  ctx: ServiceCtx,
-  id: string,
-  onRevoked: (keyHash: string) => Promise<void>,
-) {
+export async function revokeApiKey(ctx: ServiceCtx, id: string) {
   if (!isUuid(id)) throw keyNotFound();
-  const keyHash = await ctx.db.transaction(async (tx) => {
+  await ctx.db.transaction(async (tx) => {
     const [row] = await tx
       .update(apiKeys)
       .set({ revokedAt: ctx.now })
@@ -113,7 +110,5 @@ export async function revokeApiKey(
       entityId: id,
       metadata: { name: row.name, keyPrefix: row.keyPrefix },
     });
-    return row.keyHash;
   });
-  await onRevoked(keyHash);
 }

@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
 import { type Actor, createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
 import { auditLogs } from '../../db/schema/index.js';
+import type { ModuleManifest } from '../../deps.js';
 import type { Referrer } from '../../platform/references.js';
+import { allModules } from '../index.js';
 import { loadLiveAudiences } from './service.js';
 
 let t: TestApp;
@@ -15,11 +17,20 @@ const inUse = new Map<string, Referrer[]>();
 const finderCalls: { tenantId: string; id: string }[] = [];
 
 beforeAll(async () => {
-  t = await createTestApp();
-  t.deps.references.registerFinder('audience', 'test-referrer', async (_exec, tenantId, id) => {
-    finderCalls.push({ tenantId, id });
-    return inUse.get(id) ?? [];
-  });
+  const testReferrer: ModuleManifest = {
+    name: 'test-referrer',
+    referenceFinders: [
+      {
+        target: 'audience',
+        name: 'test-referrer',
+        find: async (_exec, tenantId, id) => {
+          finderCalls.push({ tenantId, id });
+          return inUse.get(id) ?? [];
+        },
+      },
+    ],
+  };
+  t = await createTestApp({ modules: [...allModules, testReferrer] });
   acme = await createTenant(t, { name: 'Acme' });
   other = await createTenant(t);
 });

@@ -1,10 +1,11 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { passwordResets, sessions, users } from '../../db/schema/index.js';
+import { revokeSessions } from '../../platform/auth/sessions.js';
 import { hashPassword, issueSecret, sha256 } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { type AuthCtx, nowOf } from './context.js';
-import { findUserByEmail, revokeSessions } from './session.js';
+import { findUserByEmail } from './session.js';
 
 const RESET_TTL_MS = 60 * 60 * 1000;
 

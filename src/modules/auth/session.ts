@@ -2,6 +2,7 @@ import { and, asc, eq, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { members, type Role, sessions, tenants, users } from '../../db/schema/index.js';
 import { recordAudit } from '../../platform/audit.js';
+import { revokeSessions } from '../../platform/auth/sessions.js';
 import type { ServiceCtx } from '../../platform/context.js';
 import { audit } from '../../platform/context.js';
 import { issueSecret, safeEqual, sha256 } from '../../platform/crypto.js';
@@ -138,24 +139,6 @@ export async function signInMember(
   return db.transaction((tx) =>
     openSession(ctx, tx, { user, tenant: membership.tenant, role: membership.role }, method),
   );
-}
-
-/**
- * Revokes the live sessions matching `where` (logout, password reset, member removal, refresh
- * token reuse): their access and refresh tokens stop working at once. Returns how many.
- */
-export async function revokeSessions(
-  exec: Executor,
-  where: SQL | undefined,
-  reason: string,
-  now: Date,
-): Promise<number> {
-  const revoked = await exec
-    .update(sessions)
-    .set({ revokedAt: now, revokedReason: reason })
-    .where(and(where, isNull(sessions.revokedAt)))
-    .returning({ id: sessions.id });
-  return revoked.length;
 }
 
 /**

@@ -1,20 +1,11 @@
-import { inArray, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { sqlRows } from '../../db/raw.js';
 import { CONTENT_STATUSES, type ContentStatus, contentItems } from '../../db/schema/index.js';
 import { recordAudits } from '../../platform/audit.js';
 import type { Referrer } from '../../platform/references.js';
-import { sourceStates } from '../../platform/state-machine.js';
+import { sourceStates, stateColumns } from '../../platform/state-machine.js';
 import { CONTENT_TYPE_LIST } from './definitions.js';
 import { contentLifecycle, transitionAudit } from './lifecycle.js';
-
-interface ChangedRow {
-  id: string;
-  tenant_id: string;
-  type: string;
-  name: string;
-  from_status: ContentStatus;
-}
 
 type BulkAction = 'publishDue' | 'expire' | 'unpublish';
 
@@ -35,37 +26,38 @@ async function bulkTransition(
   condition: SQL,
   now: Date,
   auditMetadata: Record<string, unknown>,
-): Promise<ChangedRow[]> {
+) {
   const from = sourceStates(contentLifecycle, action, CONTENT_STATUSES);
   const to = contentLifecycle.apply(from[0]!, action);
-  const stamp = at(now);
-  const extra =
-    to === 'PUBLISHED'
-      ? sql`, published_at = ${stamp}`
-      : to === 'ARCHIVED'
-        ? sql`, archived_at = ${stamp}`
-        : sql``;
-  const rows = await sqlRows<ChangedRow>(
-    exec,
-    sql`
-      with target as (
-        select id, status from ${contentItems}
-        where ${inArray(contentItems.status, from)} and ${condition}
-        for update
-      )
-      update content_items as c
-      set status = ${to}, updated_at = ${stamp}${extra}
-      from target
-      where c.id = target.id
-      returning c.id, c.tenant_id, c.type, c.name, target.status as from_status
-    `,
+  const target = exec.$with('target').as(
+    exec
+      .select({
+        id: contentItems.id,
+        fromStatus: sql<ContentStatus>`${contentItems.status}`.as('from_status'),
+      })
+      .from(contentItems)
+      .where(and(inArray(contentItems.status, from), condition))
+      .for('update'),
   );
+  const rows = await exec
+    .with(target)
+    .update(contentItems)
+    .set(stateColumns(from, to, now))
+    .from(target)
+    .where(eq(contentItems.id, target.id))
+    .returning({
+      id: contentItems.id,
+      tenantId: contentItems.tenantId,
+      type: contentItems.type,
+      name: contentItems.name,
+      fromStatus: target.fromStatus,
+    });
   await recordAudits(
     exec,
     rows.map((r) => {
-      const entry = transitionAudit(r.from_status, to, action);
+      const entry = transitionAudit(r.fromStatus, to, action);
       return {
-        tenantId: r.tenant_id,
+        tenantId: r.tenantId,
         action: entry.action,
         entityType: r.type,
         entityId: r.id,

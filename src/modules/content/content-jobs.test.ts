@@ -393,7 +393,7 @@ describe('flow dependents', () => {
       .where(eq(contentItems.id, foreign.id));
 
     const disabled = await db().transaction((tx) =>
-      t.deps.references.disableDependents(tx, 'flow', acme.tenantId, flowId),
+      t.deps.references.disableDependents(tx, 'flow', acme.tenantId, flowId, new Date()),
     );
     const lists = disabled.filter((d) => d.type === 'task-list');
     expect(lists.sort((a, b) => a.name.localeCompare(b.name))).toEqual([
@@ -417,7 +417,7 @@ describe('flow dependents', () => {
     ]);
     expect(rows[0]).toMatchObject({ tenantId: acme.tenantId, entityType: 'task-lists', actorId: null });
     // Nothing left to disable.
-    const again = await t.deps.references.disableDependents(db(), 'flow', acme.tenantId, flowId);
+    const again = await t.deps.references.disableDependents(db(), 'flow', acme.tenantId, flowId, new Date());
     expect(again.filter((d) => d.type === 'task-list')).toEqual([]);
   });
 });

@@ -1,9 +1,13 @@
 import { and, asc, eq } from 'drizzle-orm';
+import type { z } from 'zod';
 import type { Executor } from '../../db/client.js';
-import { contentItems, npsSurveys } from '../../db/schema/index.js';
+import { CONTENT_TYPES, contentItems, npsSurveys } from '../../db/schema/index.js';
 import { liveAt } from '../../platform/schedule.js';
-import type { SurveyQuestion } from './definitions.js';
+import type { DeliveryContributor } from '../delivery/contract.js';
+import { contentUrlCondition, encodeRecord, servableOf, TRANSLATION_TYPES } from '../delivery/items.js';
+import { CONTENT_DEFS, recordOf, type SurveyQuestion } from './definitions.js';
 import { type ContentRecord, type NpsSurveyRecord, toContentRecord } from './records.js';
+import { npsSurvey } from './schemas.js';
 
 /**
  * What the SDK may serve a tenant's end users now: PUBLISHED, unexpired content items of every
@@ -37,3 +41,51 @@ export interface SurveyForResponses {
   status: string;
   questions: Pick<SurveyQuestion, 'key' | 'type' | 'required' | 'options'>[];
 }
+
+const EPOCH = new Date(0);
+
+/** Each content type's record schema (the wire form), built once. */
+const codecs = new Map<string, z.ZodType>(CONTENT_TYPES.map((slug) => [slug, recordOf(CONTENT_DEFS[slug])]));
+
+/**
+ * Content items and NPS surveys in the delivery snapshot: every PUBLISHED one, whatever its
+ * expiry, served where its `targetUrl` and url trigger (`url_match`, or another trigger's `url`) match.
+ */
+export const contentDelivery: DeliveryContributor = {
+  name: 'content',
+  async load(tx, tenantId) {
+    const { content, npsSurveys } = await loadDeliverableContent(tx, tenantId, EPOCH);
+    const items = content.map((c) => {
+      const trigger = contentUrlCondition(c.triggerConfig);
+      return {
+        kind: 'content' as const,
+        servable: servableOf({
+          id: c.id,
+          audienceId: c.audienceId,
+          expiresAt: c.expiresAt,
+          contains: [c.targetUrl, trigger.url],
+          rule: trigger.rule,
+        }),
+        at: (c.publishedAt ?? c.createdAt).getTime(),
+        record: encodeRecord(codecs.get(c.contentType)!, c),
+        translationTypes: TRANSLATION_TYPES.content(c.contentType),
+      };
+    });
+    const surveys = npsSurveys.map((n) => {
+      const trigger = contentUrlCondition(n.triggerConfig);
+      return {
+        kind: 'content' as const,
+        servable: servableOf({
+          id: n.id,
+          audienceId: n.audienceId,
+          contains: [trigger.url],
+          rule: trigger.rule,
+        }),
+        at: (n.publishedAt ?? n.createdAt).getTime(),
+        record: { contentType: 'nps-surveys', ...encodeRecord(npsSurvey, n) },
+        translationTypes: TRANSLATION_TYPES.nps,
+      };
+    });
+    return { items: [...items, ...surveys] };
+  },
+};

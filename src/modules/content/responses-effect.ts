@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
 import { columnsOf, rawQuery } from '../../db/raw.js';
 import { isUuid, newId } from '../../platform/ids.js';
-import type { EffectContext, EventEffect, ProcessedBatch } from '../events/processor.js';
+import type { EffectContext, EventEffect, ProcessedBatch } from '../events/effect.js';
 import type { StoredEvent } from '../events/types.js';
 import type { SurveyQuestion } from './definitions.js';
 
@@ -114,9 +115,9 @@ async function loadEndUsers(tx: Executor, items: Pending[]): Promise<Map<string,
   if (!pairs) return new Map();
   const rows = await rawQuery<{ id: string; tenant_id: string; external_id: string }>(
     tx,
-    `select u.id, u.tenant_id, u.external_id
-     from end_users u join unnest($1::uuid[], $2::text[]) as p (tenant_id, external_id)
-       on u.tenant_id = p.tenant_id and u.external_id = p.external_id`,
+    `select u.id, p.tenant_id, p.external_id
+     from unnest($1::uuid[], $2::text[]) as p (tenant_id, external_id)
+     cross join lateral end_user_of(p.tenant_id, p.external_id, null) u`,
     pairs,
   );
   return new Map(rows.map((r) => [pairKey(r.tenant_id, r.external_id), r.id]));
@@ -138,37 +139,65 @@ function bound(q: Question, name: 'min' | 'max', fallback: number): number {
 /** Default bounds of numeric questions when the survey sets no `options.min` / `options.max`. */
 const NUMERIC_DEFAULTS: Record<string, [number, number]> = { RATING: [1, 5], SCALE: [1, 10] };
 
-/** Why an answer does not fit its question, or null when it does. */
-export function answerProblem(q: Question, v: unknown): string | null {
+const integerFrom = (min: number, max: number, message: string) =>
+  z
+    .number({ error: message })
+    .int({ error: message })
+    .min(min, { error: message })
+    .max(max, { error: message });
+
+/** The schema an answer to `q` must meet, with the messages a dead letter records. */
+function answerSchemaOf(q: Question): z.ZodType {
   const at = `answer to "${q.key}"`;
   const choices = Array.isArray(q.options?.choices) ? (q.options.choices as unknown[]) : [];
+  const isChoice = (c: unknown) => choices.includes(c);
   switch (q.type) {
     case 'RATING':
     case 'SCALE': {
       const [dMin, dMax] = NUMERIC_DEFAULTS[q.type]!;
       const min = bound(q, 'min', dMin);
       const max = bound(q, 'max', dMax);
-      return isInt(v) && v >= min && v <= max ? null : `${at} must be an integer from ${min} to ${max}`;
+      return integerFrom(min, max, `${at} must be an integer from ${min} to ${max}`);
     }
     case 'NPS':
-      return isInt(v) && v >= 0 && v <= 10 ? null : `${at} must be an integer from 0 to 10`;
+      return integerFrom(0, 10, `${at} must be an integer from 0 to 10`);
     case 'BOOLEAN':
-      return typeof v === 'boolean' ? null : `${at} must be a boolean`;
+      return z.boolean({ error: `${at} must be a boolean` });
     case 'SINGLE_CHOICE':
     case 'DROPDOWN':
-      return typeof v === 'string' && choices.includes(v) ? null : `${at} must be one of its choices`;
+      return z
+        .string({ error: `${at} must be one of its choices` })
+        .refine(isChoice, `${at} must be one of its choices`);
     case 'MULTIPLE_CHOICE': {
-      if (!Array.isArray(v)) return `${at} must be an array of its choices`;
-      const bad = v.find((c) => typeof c !== 'string' || !choices.includes(c));
-      if (bad !== undefined) return `${at} has ${JSON.stringify(bad)}, which is not one of its choices`;
-      return new Set(v).size === v.length ? null : `${at} repeats a choice`;
+      const notAChoice = (iss: { input?: unknown }) =>
+        `${at} has ${JSON.stringify(iss.input)}, which is not one of its choices`;
+      return z
+        .array(z.string({ error: notAChoice }).refine(isChoice, { error: notAChoice }), {
+          error: `${at} must be an array of its choices`,
+        })
+        .refine((v) => new Set(v).size === v.length, `${at} repeats a choice`);
     }
     case 'TEXT':
-      if (typeof v !== 'string') return `${at} must be a string`;
-      return v.length <= MAX_TEXT_ANSWER ? null : `${at} is longer than ${MAX_TEXT_ANSWER} characters`;
+      return z
+        .string({ error: `${at} must be a string` })
+        .max(MAX_TEXT_ANSWER, `${at} is longer than ${MAX_TEXT_ANSWER} characters`);
     default:
-      return `question "${q.key}" has an unknown type`;
+      return z.never({ error: `question "${q.key}" has an unknown type` });
   }
+}
+
+/** Schemas built once per question object (a chunk checks many responses to one survey). */
+const answerSchemas = new WeakMap<Question, z.ZodType>();
+
+/** Why an answer does not fit its question, or null when it does. */
+export function answerProblem(q: Question, v: unknown): string | null {
+  let schema = answerSchemas.get(q);
+  if (!schema) {
+    schema = answerSchemaOf(q);
+    answerSchemas.set(q, schema);
+  }
+  const parsed = schema.safeParse(v);
+  return parsed.success ? null : parsed.error.issues[0]!.message;
 }
 
 const ORDER_KEY = /^(0|[1-9][0-9]{0,5})$/;
@@ -385,4 +414,23 @@ async function applyResponses(tx: Executor, batches: ProcessedBatch[], ctx: Effe
   );
 }
 
-export const surveyResponsesEffect: EventEffect = { name: 'survey-responses', apply: applyResponses };
+export const surveyResponsesEffect: EventEffect = {
+  name: 'survey-responses',
+  // Responses name the end user of the event's userId, created by the activity effect.
+  runsAfter: ['end-user-activity'],
+  apply: applyResponses,
+};
+
+/** Identify's merge: the anonymous end user's survey and NPS responses move to the identified one. */
+export async function moveResponses(
+  tx: Executor,
+  { tenantId, fromId, toId }: { tenantId: string; fromId: string; toId: string },
+): Promise<void> {
+  for (const table of ['survey_responses', 'nps_responses']) {
+    await rawQuery(tx, `update ${table} set end_user_id = $3 where tenant_id = $1 and end_user_id = $2`, [
+      tenantId,
+      fromId,
+      toId,
+    ]);
+  }
+}

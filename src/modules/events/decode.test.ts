@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { eventsBody } from './schema.js';
-import { decodeBatchEvents } from './decode.js';
+import { decodeBatchEvents, derivedEventId } from './decode.js';
+import { DERIVED_ID_POSITIONS, eventsBody, MAX_EVENTS_PER_REQUEST } from './schema.js';
 
 const batch = (receivedAt: Date) => ({
   id: '0190f3a2-0000-7000-8000-000000000abc',
@@ -58,5 +58,16 @@ describe('decodeBatchEvents timestamps', () => {
       receivedAt.toISOString(),
       '2026-06-01T12:05:00.000Z',
     ]);
+  });
+
+  it('derives a distinct id for every position a request may hold, and refuses positions beyond 4,096', () => {
+    const batchId = '0190f3a2-0000-7000-8000-000000000abc';
+    const ids = new Set(Array.from({ length: DERIVED_ID_POSITIONS }, (_, i) => derivedEventId(batchId, i)));
+    expect(ids.size).toBe(DERIVED_ID_POSITIONS);
+    expect(MAX_EVENTS_PER_REQUEST).toBeLessThanOrEqual(DERIVED_ID_POSITIONS);
+    expect(() => derivedEventId(batchId, DERIVED_ID_POSITIONS)).toThrow(RangeError);
+    expect(
+      eventsBody.safeParse({ events: Array(MAX_EVENTS_PER_REQUEST + 1).fill({ type: 'CLICK' }) }).success,
+    ).toBe(false);
   });
 });

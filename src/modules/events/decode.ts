@@ -1,7 +1,7 @@
 import { newId } from '../../platform/ids.js';
+import { DERIVED_ID_POSITIONS, MAX_FUTURE_SKEW_MS } from './schema.js';
 import type { StoredEvent } from './types.js';
 import type { PendingBatch } from './writer.js';
-import { MAX_FUTURE_SKEW_MS } from './schema.js';
 
 /**
  * The event log stores a client request's body as received — it was validated before the 202 —
@@ -88,6 +88,9 @@ function settleTimestamp(value: unknown, receivedMs: number, receivedIso: string
 
 /** A uuid unique to (batch, position): the batch's uuid with the position folded into its last 12 bits. */
 export function derivedEventId(batchId: string, index: number): string {
-  const tail = Number.parseInt(batchId.slice(-3), 16) ^ (index & 0xfff);
+  // Positions beyond the 12 bits would repeat ids; requests are capped well below (schema.ts).
+  if (!(index >= 0 && index < DERIVED_ID_POSITIONS))
+    throw new RangeError(`event position ${index} out of range`);
+  const tail = Number.parseInt(batchId.slice(-3), 16) ^ index;
   return batchId.slice(0, -3) + tail.toString(16).padStart(3, '0');
 }

@@ -4,13 +4,10 @@ import { createTestApp, expectError, type TestApp } from '../../../test/helpers/
 import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
 import { eventBatches, eventDeadLetters } from '../../db/schema/index.js';
 import { newId } from '../../platform/ids.js';
-import {
-  type EventEffect,
-  type ProcessedBatch,
-  processPendingEvents,
-} from './processor.js';
-import { EVENT_TYPES, type StoredEvent } from './types.js';
 import { decodeBatchEvents } from './decode.js';
+import type { EventEffect, ProcessedBatch } from './effect.js';
+import { processPendingEvents } from './processor.js';
+import { EVENT_TYPES, type StoredEvent } from './types.js';
 
 let t: TestApp;
 let acme: TenantFixture;

@@ -1,39 +1,11 @@
-import type { Logger } from 'pino';
 import type { Executor } from '../../db/client.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { columnsOf, rawQuery } from '../../db/raw.js';
-import type { AppDeps } from '../../deps.js';
-import type { StoredEvent } from './types.js';
-import { decodeBatchEvents } from './decode.js';
+import type { AppDeps, Job } from '../../deps.js';
 import { newId } from '../../platform/ids.js';
-
-/** A stored batch as processing sees it, with its events parsed and duplicates removed. */
-export interface ProcessedBatch {
-  id: string;
-  tenantId: string;
-  correlationId: string;
-  events: StoredEvent[];
-  /** Child logger carrying the batch's correlationId. */
-  log: Logger;
-}
-
-export interface EffectContext {
-  /**
-   * Parks an event that cannot be applied, with the reason, instead of failing the batch. The
-   * chunk's dead letters are written together after the effects, in the same transaction.
-   */
-  deadLetter(batch: ProcessedBatch, event: StoredEvent, reason: string): void;
-}
-
-/**
- * One consequence of accepted events (end-user activity, survey responses, analytics rollups).
- * Effects run inside the transaction that marks the batches processed, so each batch's effects
- * commit exactly once, together, or not at all.
- */
-export interface EventEffect {
-  name: string;
-  apply(tx: Executor, batches: ProcessedBatch[], ctx: EffectContext): Promise<void>;
-}
+import { decodeBatchEvents } from './decode.js';
+import { checkEffectOrder, type EffectContext, type EventEffect, type ProcessedBatch } from './effect.js';
+import type { StoredEvent } from './types.js';
 
 const CLAIMED_COLUMNS = 'id, tenant_id, correlation_id, received_at, event_count, events, source';
 /** New batches only: one whose processing failed is retried on its own (RETRYING). */
@@ -92,7 +64,7 @@ export const ASSUMED_EVENTS_PER_BATCH = 50;
  */
 export async function processPendingEvents(
   deps: AppDeps,
-  effects: EventEffect[],
+  effects: readonly EventEffect[],
   {
     maxBatches = 50,
     targetEvents = Number.POSITIVE_INFINITY,
@@ -124,7 +96,7 @@ interface ChunkResult {
 /** Claims and processes up to `chunk` pending batches (or only the batch `onlyId`) in one transaction. */
 async function processChunk(
   deps: AppDeps,
-  effects: EventEffect[],
+  effects: readonly EventEffect[],
   chunk: number,
   onlyId?: string,
 ): Promise<ChunkResult> {
@@ -170,7 +142,7 @@ async function recordFailure(deps: AppDeps, batchId: string, err: unknown): Prom
 async function applyBatches(
   tx: Executor,
   deps: AppDeps,
-  effects: EventEffect[],
+  effects: readonly EventEffect[],
   rows: ClaimedRow[],
 ): Promise<void> {
   const batches = rows.map<ProcessedBatch>((r) => ({
@@ -238,3 +210,37 @@ async function dropDuplicates(tx: Executor, batches: ProcessedBatch[]): Promise<
     });
   }
 }
+
+export const EVENT_PROCESSOR = 'event-processor';
+
+/** Ingestion counts as busy this long after its last commit. */
+const INGESTION_QUIET_MS = 250;
+
+/** Each app's batch-size estimate, carried from run to run (keyed by the app's deps). */
+const sizings = new WeakMap<AppDeps, { eventsPerBatch: number }>();
+
+/**
+ * The processing job: woken after every commit of the event writer; its interval picks up
+ * other instances' batches. Effects are every module's, in manifest order.
+ */
+export const eventProcessorJob: Job = {
+  name: EVENT_PROCESSOR,
+  intervalMs: 1_000,
+  async run(deps) {
+    let sizing = sizings.get(deps);
+    if (!sizing) {
+      checkEffectOrder(deps.modules.effects);
+      sizing = { eventsPerBatch: ASSUMED_EVENTS_PER_BATCH };
+      sizings.set(deps, sizing);
+    }
+    // Chunks of ~2,500 events (~400 embedded, where PGlite runs one statement at a time on
+    // this thread and ingestion's INSERTs wait behind a processing transaction); while
+    // ingestion is busy in this process, processing takes at most half of it.
+    await processPendingEvents(deps, deps.modules.effects, {
+      maxBatches: 500,
+      targetEvents: deps.database.kind === 'pglite' ? 400 : 2_500,
+      ingestionBusy: () => Date.now() - deps.hotPathActiveAt < INGESTION_QUIET_MS,
+      sizing,
+    });
+  },
+};

@@ -1,14 +1,16 @@
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { API_KEY } from '../../platform/auth/guard.js';
 import { jsonBodyParser } from '../../platform/http/json-body.js';
 import { errors } from '../../platform/http/schemas.js';
 import { newId } from '../../platform/ids.js';
-import { createEventWriter, type EventWriter } from './writer.js';
-import { eventsAccepted, eventsBody } from './schema.js';
 import { toPendingBatch } from './decode.js';
-
-export const EVENT_PROCESSOR = 'event-processor';
+import { checkEffectOrder } from './effect.js';
+import { EVENT_PROCESSOR } from './processor.js';
+import { createEventRecorder, type EventRecorder } from './recorder.js';
+import { eventsAccepted, eventsBody } from './schema.js';
+import { createEventWriter, type EventWriter } from './writer.js';
 
 /**
  * Wakes the event processor after commits, at most once per `ms`: under load the processor then
@@ -38,8 +40,20 @@ export function throttledWake(wake: () => void, ms: number): () => void {
 /** At most one processor wake per this many milliseconds (see throttledWake). */
 export const PROCESSOR_WAKE_MS = 50;
 
-/** The app's one group-commit event writer (shared by events, identify and session); drained on close. */
-export function createAppEventWriter(app: FastifyInstance): EventWriter {
+/** The app's one event log: a group-commit writer, and the recorder of events the service records itself. */
+export interface EventLog {
+  writer: EventWriter;
+  recorder: EventRecorder;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Shared by the events route and the SDK's identify and session (one group commit for all). */
+    eventLog: EventLog;
+  }
+}
+
+function createAppEventWriter(app: FastifyInstance): EventWriter {
   const { database } = app.deps;
   const wake = throttledWake(() => app.deps.wakeWorker(EVENT_PROCESSOR), PROCESSOR_WAKE_MS);
   const writer = createEventWriter({
@@ -53,9 +67,25 @@ export function createAppEventWriter(app: FastifyInstance): EventWriter {
   return writer;
 }
 
+/**
+ * The events module's plugin: decorates the app with its event log (visible to the modules
+ * registered after it, hence `fastify-plugin`) and serves POST /api/sdk/events in a context of
+ * its own (its body parser keeps the raw text).
+ */
+export const eventsPlugin = fp(
+  async (app: FastifyInstance) => {
+    // A misordered module list fails at boot, not at the first processed batch.
+    checkEffectOrder(app.deps.modules.effects);
+    const writer = createAppEventWriter(app);
+    app.decorate('eventLog', { writer, recorder: createEventRecorder(writer) });
+    await app.register(eventRoutes);
+  },
+  { name: 'events' },
+);
+
 /** POST /api/sdk/events: validate, store durably through group commit, answer 202. Processing is asynchronous. */
-export const eventRoutes: FastifyPluginAsyncZod<{ writer?: EventWriter }> = async (app, opts) => {
-  const writer = opts.writer ?? createAppEventWriter(app);
+const eventRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { writer } = app.eventLog;
 
   // The body text is what the event log stores, so the parser keeps it — unless it carries the
   // API key (`_apiKey`, navigator.sendBeacon's only way to authenticate), which is never stored.

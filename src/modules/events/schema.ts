@@ -2,8 +2,17 @@ import { z } from 'zod';
 import { jsonObject } from '../../platform/http/schemas.js';
 import { EVENT_TYPES } from './types.js';
 
+/**
+ * Events without a client id get one derived from their batch's id and their position, folded
+ * into the id's last 12 bits (decode.ts): unique only for positions below 4,096.
+ */
+export const DERIVED_ID_POSITIONS = 4096;
+
 /** At most this many events a request (DECISIONS §4); the SDK sends 50 by default. */
 export const MAX_EVENTS_PER_REQUEST = 500;
+if (MAX_EVENTS_PER_REQUEST > DERIVED_ID_POSITIONS) {
+  throw new Error('MAX_EVENTS_PER_REQUEST exceeds the positions derived event ids can tell apart');
+}
 /** Client clocks drift: a timestamp further ahead than this is clamped to the receive time. */
 export const MAX_FUTURE_SKEW_MS = 5 * 60_000;
 

@@ -9,16 +9,29 @@ import {
   type TenantFixture,
 } from '../../../test/helpers/factories.js';
 import { auditLogs, type FlowStatus, flows } from '../../db/schema/index.js';
-import type { Referrer } from '../../platform/references.js';
+import type { DependentDisabler, Referrer } from '../../platform/references.js';
+import { allModules } from '../index.js';
 import { loadDeliverableFlows } from './delivery.js';
 import { archiveExpiredFlows, publishDueFlows } from './scheduling.js';
 import { flowLifecycle } from './transitions.js';
 
 let t: TestApp;
 let acme: TenantFixture;
+/** What this file's test module does when a flow's dependents are disabled (tests set it). */
+let testDisabler: DependentDisabler = async () => [];
+const testModule = {
+  name: 'test-dependents',
+  dependentDisablers: [
+    {
+      target: 'flow' as const,
+      name: 'test',
+      disable: (...args: Parameters<DependentDisabler>) => testDisabler(...args),
+    },
+  ],
+};
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ modules: [...allModules, testModule] });
   acme = await createTenant(t, { name: 'Acme' });
 });
 afterAll(() => t.close());
@@ -275,16 +288,12 @@ describe('DELETE /api/flows/:id', () => {
 
   it('disables dependents in the same transaction with disableDependents=true, and not otherwise', async () => {
     const calls: { tenantId: string; flowId: string }[] = [];
-    t.deps.references.registerDisabler(
-      'flow',
-      'test',
-      async (exec, tenantId, flowId): Promise<Referrer[]> => {
-        calls.push({ tenantId, flowId });
-        // Reads through the executor it is given (the delete's transaction) before the flow is archived.
-        const [row] = await exec.select({ status: flows.status }).from(flows).where(eq(flows.id, flowId));
-        return [{ type: 'journey', id: `j-${row!.status}`, name: 'Welcome journey' }];
-      },
-    );
+    testDisabler = async (exec, tenantId, flowId): Promise<Referrer[]> => {
+      calls.push({ tenantId, flowId });
+      // Reads through the executor it is given (the delete's transaction) before the flow is archived.
+      const [row] = await exec.select({ status: flows.status }).from(flows).where(eq(flows.id, flowId));
+      return [{ type: 'journey', id: `j-${row!.status}`, name: 'Welcome journey' }];
+    };
     try {
       const plain = await flowIn('PUBLISHED');
       const res1 = await callAs(t, acme, 'DELETE', `/api/flows/${plain.id}?disableDependents=false`);
@@ -305,21 +314,21 @@ describe('DELETE /api/flows/:id', () => {
         disabledDependents: [{ type: 'journey', id: 'j-PUBLISHED' }],
       });
     } finally {
-      t.deps.references.registerDisabler('flow', 'test', async () => []);
+      testDisabler = async () => [];
     }
   });
 
   it('rolls the archive back when a disabler fails', async () => {
-    t.deps.references.registerDisabler('flow', 'test', async () => {
+    testDisabler = async () => {
       throw new Error('journey store down');
-    });
+    };
     try {
       const flow = await flowIn('PUBLISHED');
       const res = await callAs(t, acme, 'DELETE', `/api/flows/${flow.id}?disableDependents=true`);
       expectError(res, 500, 'INTERNAL_ERROR');
       expect((await callAs(t, acme, 'GET', `/api/flows/${flow.id}`)).json().data.status).toBe('PUBLISHED');
     } finally {
-      t.deps.references.registerDisabler('flow', 'test', async () => []);
+      testDisabler = async () => [];
     }
   });
 });

@@ -21,7 +21,6 @@ import {
   archiveFlow,
   createFlow,
   deleteFlow,
-  flowsUsingAudience,
   getFlow,
   listFlows,
   publishFlow,
@@ -35,8 +34,6 @@ const viewer = { auth: requireRole('VIEWER') };
 const editor = { auth: requireRole('EDITOR') };
 
 export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.deps.references.registerFinder('audience', 'flows', flowsUsingAudience);
-
   // ---- flows ---------------------------------------------------------------------------------
 
   app.get(
@@ -97,7 +94,7 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
         c,
         request.params.id,
         request.query.disableDependents
-          ? (tx) => app.deps.references.disableDependents(tx, 'flow', c.tenantId, request.params.id)
+          ? (tx) => app.deps.references.disableDependents(tx, 'flow', c.tenantId, request.params.id, c.now)
           : undefined,
       );
       return { data: flow, disabledDependents };

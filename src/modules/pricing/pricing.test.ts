@@ -652,7 +652,7 @@ describe('platform admin: subscription', () => {
   it('changes the plan with immediate effect: free → growth admits the next key, growth → free refuses', async () => {
     const tenant = await createTenant(t);
     const heard: string[] = [];
-    t.deps.bus.subscribe('tenant-config', (id) => heard.push(id));
+    t.deps.changes.subscribe('tenant-config', (id) => heard.push(id));
     await seedApiKeys(tenant.tenantId, 8);
     await createKey(tenant);
     await createKey(tenant);

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { platformAdmin, requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { errors, idParams } from '../../platform/http/schemas.js';
-import { publishTenantConfigChanged } from '../tenants/config-events.js';
 import {
   adminSubscriptionResponse,
   changeSubscriptionBody,
@@ -105,8 +104,6 @@ export const pricingRoutes: FastifyPluginAsyncZod = async (app) => {
         now: now(),
         ip: request.ip,
       });
-      // After commit: cached SDK configs carry the plan.
-      await publishTenantConfigChanged(app.deps.bus, data.tenantId);
       return { data };
     },
   );

@@ -3,9 +3,8 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { tenants } from '../../db/schema/index.js';
 import { createLoadingCache } from '../../platform/cache.js';
-import type { InvalidationBus } from '../../platform/redis.js';
+import type { ChangeFeed } from '../../platform/change-feed.js';
 import { getTenantPlan } from '../pricing/enforce.js';
-import { onTenantConfigChanged } from '../tenants/config-events.js';
 import { listLocales } from '../translations/locales.js';
 
 /** The SDK config of a tenant, serialized and encoded once: the body bytes and their strong ETag. */
@@ -42,15 +41,18 @@ export async function loadSdkConfig(db: Database, tenantId: string): Promise<Con
   return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
 }
 
+/** The change-feed topic of a tenant's SDK config: name, settings, plan, locales (migration 0020). */
+export const TENANT_CONFIG_TOPIC = 'tenant-config';
+
 /**
- * Per-tenant cache of the SDK config. An entry is dropped when `tenant-config` is published
- * for its tenant (settings, plan, locales: on every instance through the bus) and expires after
- * CONFIG_TTL_MS anyway. Concurrent misses of one tenant share one load; a load that an
- * invalidation overtook is answered but not kept.
+ * Per-tenant cache of the SDK config. An entry is dropped when the database announces a change
+ * of the tenant's config (on every instance, through the change feed; key `*`: every tenant, a
+ * plan changed) and expires after CONFIG_TTL_MS anyway. Concurrent misses of one tenant share one
+ * load; a load that an invalidation overtook is answered but not kept.
  */
 export function createConfigCache(opts: {
   db: Database;
-  bus: InvalidationBus;
+  changes: ChangeFeed;
   clock: () => number;
   maxTenants?: number;
 }) {
@@ -60,7 +62,10 @@ export function createConfigCache(opts: {
     maxEntries: opts.maxTenants ?? 10_000,
     clock: opts.clock,
   });
-  onTenantConfigChanged(opts.bus, cache.invalidate);
+  opts.changes.subscribe(TENANT_CONFIG_TOPIC, (tenantId) =>
+    tenantId === '*' ? cache.clear() : cache.invalidate(tenantId),
+  );
+  opts.changes.onReset(cache.clear);
   return cache;
 }
 export type ConfigCache = ReturnType<typeof createConfigCache>;

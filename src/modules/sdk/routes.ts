@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { API_KEY } from '../../platform/auth/guard.js';
 import { emptyResponse, errors } from '../../platform/http/schemas.js';
+import { createDeliveryCache } from '../delivery/cache.js';
+import { createSessionLookup } from '../delivery/lookup.js';
+import { identifyEndUser } from '../end-users/identify.js';
+import { serverEvent } from '../events/recorder.js';
 import { createConfigCache, etagMatches } from './config-cache.js';
-import { createDeliveryCache } from './delivery-cache.js';
-import { createEventRecorder, serverEvent } from '../events/recorder.js';
-import { createAppEventWriter, eventRoutes } from '../events/routes.js';
-import { identifyEndUser } from './identify.js';
 import {
   identifyBody,
   identifyResponse,
@@ -14,28 +14,26 @@ import {
   sessionResponse,
 } from './schemas.js';
 import { openSession } from './session.js';
-import { createSessionLookup } from './session-lookup.js';
 
 const tags = ['sdk'];
 const security = [{ apiKey: [] }];
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
 /**
- * The SDK endpoints (API key): config, identify, session, events. One event writer (group
- * commit) serves events, the IDENTIFY event of identify and the session start of session.
+ * The SDK endpoints (API key): config, identify, session (events: modules/events). The app's one
+ * event log (group commit) stores the IDENTIFY event of identify and the session start of session.
  */
 export const sdkRoutes: FastifyPluginAsyncZod = async (app) => {
   const { deps } = app;
-  const writer = createAppEventWriter(app);
-  await app.register(eventRoutes, { writer });
-
-  const configs = createConfigCache({ db: deps.database.db, bus: deps.bus, clock: deps.clock });
-  const recorder = createEventRecorder(writer);
+  const { recorder } = app.eventLog;
+  const contributors = deps.modules.delivery;
+  const configs = createConfigCache({ db: deps.database.db, changes: deps.changes, clock: deps.clock });
   const sessionEnv = {
-    deps,
+    clock: deps.clock,
     recorder,
-    lookup: createSessionLookup(deps.database),
-    cache: createDeliveryCache({ database: deps.database, log: deps.log }),
+    lookup: createSessionLookup(deps.database, contributors),
+    cache: createDeliveryCache({ database: deps.database, log: deps.log, contributors }),
+    contributors: contributors.filter((c) => c.choose),
   };
 
   app.get(
@@ -76,7 +74,13 @@ export const sdkRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const sdk = request.sdk!;
       const nowMs = deps.clock();
-      const { id } = await identifyEndUser(deps.database.db, sdk.tenantId, request.body, new Date(nowMs));
+      const { id } = await identifyEndUser(
+        deps.database.db,
+        deps.modules.endUserMergers,
+        sdk.tenantId,
+        request.body,
+        new Date(nowMs),
+      );
       const { userId, anonymousId, traits } = request.body;
       const event = serverEvent('IDENTIFY', nowMs, {
         userId,

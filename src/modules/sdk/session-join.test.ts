@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { LocaleView } from './delivery-cache.js';
+import type { LocaleView } from '../delivery/cache.js';
 import { joinedItems } from './session.js';
 
 const viewOf = (flows: unknown[], content: unknown[], maxBytes: number): LocaleView => ({

@@ -13,10 +13,11 @@ import {
   tooltip,
 } from '../../../test/helpers/sdk.js';
 import { endUserItemStates, endUsers, eventBatches } from '../../db/schema/index.js';
-import { eventEffects } from '../../workers/event-effects.js';
+import type { SessionFacts } from '../../engine/delivery.js';
+import type { DeliveryContributor } from '../delivery/contract.js';
 import { processPendingEvents } from '../events/processor.js';
 import type { StoredEvent } from '../events/types.js';
-import { type DeliveryContext, registerDeliveryExtension } from './extensions.js';
+import { allModules } from '../index.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -49,7 +50,7 @@ async function setup() {
   return { tenant, key, sdk, session, ids };
 }
 
-const process = () => processPendingEvents(t.deps, eventEffects);
+const process = () => processPendingEvents(t.deps, t.deps.modules.effects);
 
 describe('POST /api/sdk/session', () => {
   it('answers 201 with the session payload, records the session start, and tracks the user', async () => {
@@ -630,38 +631,80 @@ describe('POST /api/sdk/session', () => {
     expect(rows).toHaveLength(byKey.size - 1);
   });
 
-  it('adds what registered delivery extensions return (experiments, journeys)', async () => {
-    const { tenant, session } = await setup();
-    const flowId = await publishedFlow(t, tenant);
-    const variant = await publishedFlow(t, tenant, { name: 'Variant B' });
-    const seen: DeliveryContext[] = [];
-    registerDeliveryExtension('test-extension', async (ctx) => {
-      if (ctx.tenantId !== tenant.tenantId) return {};
-      seen.push(ctx);
-      return {
-        experiments: [{ experimentId: flowId, variantId: flowId, flowId }],
-        journeys: [
-          { journeyId: flowId, enrollmentId: flowId, nodeId: flowId, contentType: 'flow', contentId: flowId },
-        ],
-        withhold: [variant],
-      };
-    });
-    const payload = await session({ userId: 'u-x', url: 'https://a.example.com/', locale: 'en' });
-    expect(payload.experiments).toEqual([{ experimentId: flowId, variantId: flowId, flowId }]);
-    expect(payload.journeys).toEqual([
-      { journeyId: flowId, enrollmentId: flowId, nodeId: flowId, contentType: 'flow', contentId: flowId },
-    ]);
-    expect(seen[0]).toMatchObject({
-      tenantId: tenant.tenantId,
-      sessionId: payload.sessionId,
-      endUserId: payload.endUserId,
-      userId: 'u-x',
-      url: 'https://a.example.com/',
-      locale: 'en',
-      servedFlowIds: [flowId, variant],
-      servedContentIds: [],
-    });
-    expect(payload.flows.map((f) => f.id)).toEqual([flowId]);
+  it('adds what delivery contributors choose (experiments, journeys), from their snapshot part and user state', async () => {
+    const facts: SessionFacts[] = [];
+    const loads: string[] = [];
+    const contributor: DeliveryContributor<{ marker: string }, { ext: string | null }> = {
+      name: 'test-contributor',
+      async load(_tx, tenantId) {
+        loads.push(tenantId);
+        return { data: { marker: `data of ${tenantId}` } };
+      },
+      userState: {
+        sql: (tenant, endUser) =>
+          `(select jsonb_build_object('ext', external_id) from end_users where tenant_id = ${tenant} and id = ${endUser})`,
+        parse: (value) => ({ ext: ((value as { ext?: string } | null)?.ext ?? null) as string | null }),
+      },
+      choose(data, state, f) {
+        facts.push(f);
+        const ids = f.url?.split('#')[1]?.split(',') ?? [];
+        const [flowId, variant] = ids as [string, string];
+        if (!flowId) return {};
+        return {
+          experiments: [{ experimentId: flowId, variantId: data.marker, flowId: state?.ext ?? null }],
+          journeys: [
+            {
+              journeyId: flowId,
+              enrollmentId: flowId,
+              nodeId: flowId,
+              contentType: 'flow',
+              contentId: flowId,
+            },
+          ],
+          withhold: [variant],
+        };
+      },
+    };
+    const app = await createTestApp({ modules: [...allModules, { name: 'test', delivery: [contributor] }] });
+    try {
+      const tenant = await createTenant(app);
+      const sdk = sdkCall(app, await apiKeyOf(app, tenant));
+      const flowId = await publishedFlow(app, tenant);
+      const variant = await publishedFlow(app, tenant, { name: 'Variant B' });
+      const url = `https://a.example.com/#${flowId},${variant}`;
+      const res = await sdk('POST', '/api/sdk/session', { userId: 'u-x', url, locale: 'en' });
+      expect(res.statusCode, res.body).toBe(201);
+      const payload = res.json().data as Payload;
+      // A new end user (created by this session) has the contributor's empty state.
+      expect(payload.experiments).toEqual([
+        { experimentId: flowId, variantId: `data of ${tenant.tenantId}`, flowId: null },
+      ]);
+      expect(payload.journeys).toEqual([
+        { journeyId: flowId, enrollmentId: flowId, nodeId: flowId, contentType: 'flow', contentId: flowId },
+      ]);
+      expect(facts[0]).toMatchObject({
+        tenantId: tenant.tenantId,
+        sessionId: payload.sessionId,
+        endUserId: payload.endUserId,
+        userId: 'u-x',
+        url,
+        locale: 'en',
+      });
+      expect(payload.flows.map((f) => f.id)).toEqual([flowId]);
+      // Known end user now: its state comes from the same statement; the snapshot was loaded once.
+      const again = (await sdk('POST', '/api/sdk/session', { userId: 'u-x', url })).json().data as Payload;
+      expect(again.experiments).toEqual([
+        { experimentId: flowId, variantId: `data of ${tenant.tenantId}`, flowId: 'u-x' },
+      ]);
+      expect(loads.filter((id) => id === tenant.tenantId)).toHaveLength(1);
+      // Without an end user the contributor's state is null.
+      const anonymous = (await sdk('POST', '/api/sdk/session', { url })).json().data as Payload;
+      expect(anonymous.experiments).toEqual([
+        { experimentId: flowId, variantId: `data of ${tenant.tenantId}`, flowId: null },
+      ]);
+    } finally {
+      await app.close();
+    }
   });
 
   it('documents the SDK routes with their schemas in the OpenAPI document', async () => {

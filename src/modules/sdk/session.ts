@@ -1,12 +1,16 @@
-import type { AppDeps } from '../../deps.js';
-import { matchesRules, type RuleContext } from '../../engine/rules.js';
-import { matchUrl } from '../../engine/url-match.js';
+import {
+  audienceMatcher,
+  type ContributorChooser,
+  chooseSession,
+  type SessionFacts,
+} from '../../engine/delivery.js';
+import type { RuleContext } from '../../engine/rules.js';
 import { newId } from '../../platform/ids.js';
-import type { DeliveryCache, LocaleView, Servable, Snapshot } from './delivery-cache.js';
+import type { DeliveryCache, LocaleView, Snapshot } from '../delivery/cache.js';
+import type { DeliveryContributor } from '../delivery/contract.js';
+import type { SessionLookup, SessionLookupFn } from '../delivery/lookup.js';
 import { type EventRecorder, serverEvent } from '../events/recorder.js';
 import type { StoredEvent } from '../events/types.js';
-import { type DeliveryContext, listDeliveryExtensions, type SessionAdditions } from './extensions.js';
-import type { SessionLookup, SessionLookupFn } from './session-lookup.js';
 
 export interface SessionInput {
   userId?: string | undefined;
@@ -17,10 +21,12 @@ export interface SessionInput {
 }
 
 export interface SessionEnv {
-  deps: AppDeps;
+  clock: () => number;
   lookup: SessionLookupFn;
   cache: DeliveryCache;
   recorder: EventRecorder;
+  /** The contributors that choose per session (those with `choose`). */
+  contributors: readonly DeliveryContributor[];
 }
 
 /**
@@ -39,48 +45,6 @@ export function ruleContextOf(lookup: SessionLookup | null, input: SessionInput)
   if (input.device?.browser !== undefined) device.browser = input.device.browser;
   ctx.device = device;
   return ctx;
-}
-
-function urlAllows(item: Servable, url: string | undefined): boolean {
-  if (!item.urlBound) return true;
-  if (url === undefined) return false;
-  for (const part of item.contains) if (!url.includes(part)) return false;
-  return item.rule === null || matchUrl(url, item.rule);
-}
-
-/** Indexes of the items served, in priority order. Each audience is evaluated at most once. */
-function choose(
-  items: Servable[],
-  snapshot: Snapshot,
-  user: SessionLookup | null,
-  rules: RuleContext,
-  url: string | undefined,
-  nowMs: number,
-  audienceMemo: Map<string, boolean>,
-): number[] {
-  const { repeatCompleted, repeatDismissed } = snapshot.frequency;
-  const chosen: number[] = [];
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i]!;
-    if (item.expiresAt !== null && item.expiresAt <= nowMs) continue;
-    if (user) {
-      if (!repeatCompleted && user.completed.has(item.id)) continue;
-      if (!repeatDismissed && user.dismissed.has(item.id)) continue;
-    }
-    if (!urlAllows(item, url)) continue;
-    if (item.audienceId !== null) {
-      let ok = audienceMemo.get(item.audienceId);
-      if (ok === undefined) {
-        const tree = snapshot.audiences.get(item.audienceId);
-        // An audience that no longer exists matches nobody (fail closed).
-        ok = tree !== undefined && matchesRules(tree, rules);
-        audienceMemo.set(item.audienceId, ok);
-      }
-      if (!ok) continue;
-    }
-    chosen.push(i);
-  }
-  return chosen;
 }
 
 const MAX_CONTEXT_KEY = 2048;
@@ -142,20 +106,29 @@ const sessionStartEvent = (sessionId: string, input: SessionInput, nowMs: number
     metadata: input.device ? { device: input.device } : undefined,
   });
 
+/** Each choosing contributor bound to its snapshot part and this user's state. */
+function choosers(env: SessionEnv, snapshot: Snapshot, user: SessionLookup): ContributorChooser[] {
+  return env.contributors.map((c) => {
+    const data = snapshot.parts.get(c.name);
+    const state = user.states.get(c.name) ?? null;
+    return (facts: SessionFacts) => c.choose!(data, state, facts);
+  });
+}
+
 /**
- * `POST /api/sdk/session`: resolves the end user and reads its item states and the tenant's
- * delivery version in one read-only statement (shared with concurrent sessions; an INSERT only
- * for a new end user), records the session start through the event
- * writer (group commit) at the same time, then picks the servable items from the delivery
- * snapshot and concatenates their pre-serialized JSON. Returns the response body (bytes)
- * and the correlationId of the stored session-start batch.
+ * `POST /api/sdk/session`: resolves the end user and reads its item states, the contributors'
+ * user states and the tenant's delivery version in one read-only statement (shared with
+ * concurrent sessions; an INSERT only for a new end user), records the session start through the
+ * event writer (group commit) at the same time, then chooses from the delivery snapshot
+ * (engine/delivery.ts) and concatenates the chosen items' pre-serialized JSON. Returns the
+ * response body (bytes) and the correlationId of the stored session-start batch.
  */
 export async function openSession(
   env: SessionEnv,
   sdk: { tenantId: string; apiKeyId: string },
   input: SessionInput,
 ): Promise<{ body: Buffer; correlationId: string }> {
-  const nowMs = env.deps.clock();
+  const nowMs = env.clock();
   const now = new Date(nowMs);
   const sessionId = newId();
   const { tenantId } = sdk;
@@ -167,44 +140,35 @@ export async function openSession(
   const view = await env.cache.view(snapshot, input.locale);
   const known = user.endUserId === null ? null : user;
   const rules = ruleContextOf(known, input);
-  const memo = audienceMemo(snapshot, rules);
-  let flows = choose(snapshot.flows, snapshot, known, rules, input.url, nowMs, memo);
-  let content = choose(snapshot.content, snapshot, known, rules, input.url, nowMs, memo);
-
-  let additions: SessionAdditions[] = [];
-  const extensions = listDeliveryExtensions();
-  if (extensions.length > 0) {
-    const ctx: DeliveryContext = {
-      deps: env.deps,
-      tenantId,
-      sessionId,
-      endUserId: user.endUserId,
-      userId: user.externalId ?? input.userId ?? null,
-      anonymousId: input.anonymousId ?? null,
-      url: input.url,
-      locale: input.locale,
-      rules,
-      now,
-      servedFlowIds: flows.map((i) => snapshot.flows[i]!.id),
-      servedContentIds: content.map((i) => snapshot.content[i]!.id),
-    };
-    additions = await Promise.all(extensions.map((extension) => extension(ctx)));
-  }
-  const experiments = additions.flatMap((a) => a.experiments ?? []);
-  const journeys = additions.flatMap((a) => a.journeys ?? []);
-  const withheld = new Set(additions.flatMap((a) => a.withhold ?? []));
-  if (withheld.size > 0) {
-    flows = flows.filter((i) => !withheld.has(snapshot.flows[i]!.id));
-    content = content.filter((i) => !withheld.has(snapshot.content[i]!.id));
-  }
+  const inAudience = audienceMatcher(snapshot.audiences, rules, audienceMemo(snapshot, rules));
+  const facts: SessionFacts = {
+    tenantId,
+    sessionId,
+    endUserId: user.endUserId,
+    userId: user.externalId ?? input.userId ?? null,
+    anonymousId: input.anonymousId ?? null,
+    url: input.url,
+    locale: input.locale,
+    rules,
+    nowMs,
+    inAudience,
+  };
+  const choice = chooseSession(
+    snapshot,
+    { frequency: snapshot.frequency, user: known, url: input.url, nowMs, inAudience },
+    facts,
+    choosers(env, snapshot, user),
+  );
 
   // The response is assembled from the items' pre-encoded bytes: no per-request serialization.
   const body = Buffer.concat([
     Buffer.from(
       `{"data":{"sessionId":"${sessionId}","endUserId":${user.endUserId ? `"${user.endUserId}"` : 'null'},"flows":[`,
     ),
-    joinedItems(view, flows, content),
-    Buffer.from(`],"experiments":${JSON.stringify(experiments)},"journeys":${JSON.stringify(journeys)}}}`),
+    joinedItems(view, choice.flows, choice.content),
+    Buffer.from(
+      `],"experiments":${JSON.stringify(choice.experiments)},"journeys":${JSON.stringify(choice.journeys)}}}`,
+    ),
   ]);
   return { body, correlationId };
 }

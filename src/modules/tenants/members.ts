@@ -1,11 +1,11 @@
 import { and, count, desc, eq, ilike, type SQL } from 'drizzle-orm';
 import type { Transaction } from '../../db/client.js';
 import { members, type Role, sessions } from '../../db/schema/index.js';
+import { revokeSessions } from '../../platform/auth/sessions.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { isUuid } from '../../platform/ids.js';
 import { containsPattern, listPage } from '../../platform/pagination.js';
-import { revokeSessions } from '../auth/session.js';
 import { revokeLinksCreatedBy } from './invite-links.js';
 import { assertOwnerFor } from './roles.js';
 import type { ListMembersQuery } from './schemas.js';

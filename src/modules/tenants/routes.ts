@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { emptyResponse, errors, idParams } from '../../platform/http/schemas.js';
-import { publishTenantConfigChanged } from './config-events.js';
 import { listInviteLinks, revokeInviteLink } from './invite-links.js';
 import { createInviteLink, type InviteEnv, inviteMember, resendInvite } from './invites.js';
 import { changeMemberRole, getMember, listMembers, removeMember } from './members.js';
@@ -32,7 +31,6 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
     appUrl: app.deps.config.appUrl,
     log: app.log,
   };
-  const configChanged = (tenantId: string) => publishTenantConfigChanged(app.deps.bus, tenantId);
 
   app.get(
     '/api/tenants/current',
@@ -52,7 +50,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: tenantResponse, ...errors(400, 401, 403, 409) },
       },
     },
-    async (request) => ({ data: await updateCurrentTenant(ctxOf(request), request.body, configChanged) }),
+    async (request) => ({ data: await updateCurrentTenant(ctxOf(request), request.body) }),
   );
 
   app.get(

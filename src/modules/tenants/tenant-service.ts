@@ -53,13 +53,9 @@ export function mergeSettings(stored: Record<string, unknown>, patch: Record<str
 
 /**
  * PATCH /api/tenants/current. A patch that changes nothing returns the tenant untouched and
- * writes no audit row. After commit, `onChanged` tells caches of the tenant's config.
+ * writes no audit row. Caches of the tenant's config hear of it from the database (change feed).
  */
-export async function updateCurrentTenant(
-  ctx: ServiceCtx,
-  input: TenantPatch,
-  onChanged: (tenantId: string) => Promise<void>,
-) {
+export async function updateCurrentTenant(ctx: ServiceCtx, input: TenantPatch) {
   const result = await ctx.db.transaction(async (tx) => {
     const [current] = await tx
       .select(tenantColumns)
@@ -111,6 +107,5 @@ export async function updateCurrentTenant(
     });
     return { tenant: row!, changed: true };
   });
-  if (result.changed) await onChanged(ctx.tenantId);
   return result.tenant;
 }

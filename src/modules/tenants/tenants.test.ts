@@ -4,7 +4,7 @@ import { createTestApp, expectError, type TestApp } from '../../../test/helpers/
 import { auditEntries, createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
 import { tenants } from '../../db/schema/index.js';
 import { randomHex } from '../../platform/crypto.js';
-import { onTenantConfigChanged, TENANT_CONFIG_CHANNEL } from './config-events.js';
+import { TENANT_CONFIG_TOPIC } from '../sdk/config-cache.js';
 import { MAX_SETTINGS_BYTES, mergeSettings } from './tenant-service.js';
 
 let t: TestApp;
@@ -81,7 +81,7 @@ describe('PATCH /api/tenants/current', () => {
   it('renames and merges settings shallowly (null removes a key), audits and publishes tenant-config', async () => {
     const acme = await createTenant(t);
     const heard: string[] = [];
-    onTenantConfigChanged(t.deps.bus, (id) => heard.push(id));
+    t.deps.changes.subscribe(TENANT_CONFIG_TOPIC, (id) => heard.push(id));
 
     const first = await patchCurrent(acme.owner.headers, {
       settings: { theme: { color: 'blue' }, locale: 'en', beta: true },
@@ -121,14 +121,14 @@ describe('PATCH /api/tenants/current', () => {
         settings: { set: ['theme', 'extra'], removed: ['beta'] },
       },
     });
-    expect(TENANT_CONFIG_CHANNEL).toBe('tenant-config');
+    expect(TENANT_CONFIG_TOPIC).toBe('tenant-config');
   });
 
   it('writes nothing and publishes nothing for a patch that changes nothing', async () => {
     const acme = await createTenant(t);
     await patchCurrent(acme.owner.headers, { settings: { a: 1 } });
     const heard: string[] = [];
-    onTenantConfigChanged(t.deps.bus, (id) => heard.push(id));
+    t.deps.changes.subscribe(TENANT_CONFIG_TOPIC, (id) => heard.push(id));
     for (const payload of [{}, { name: acme.name }, { settings: { a: 1, gone: null } }]) {
       const res = await patchCurrent(acme.owner.headers, payload);
       expect(res.statusCode).toBe(200);
@@ -144,7 +144,7 @@ describe('PATCH /api/tenants/current', () => {
     const first = await patchCurrent(acme.owner.headers, { settings: { theme } });
     expect(first.statusCode).toBe(200);
     const heard: string[] = [];
-    onTenantConfigChanged(t.deps.bus, (id) => heard.push(id));
+    t.deps.changes.subscribe(TENANT_CONFIG_TOPIC, (id) => heard.push(id));
     for (const resent of [theme, { spacing: [1, 2], font: { size: 12, family: 'serif' }, color: 'blue' }]) {
       const res = await patchCurrent(acme.owner.headers, { settings: { theme: resent } });
       expect(res.statusCode).toBe(200);

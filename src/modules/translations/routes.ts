@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { emptyResponse, errors, idParams } from '../../platform/http/schemas.js';
-import { publishTenantConfigChanged } from '../tenants/config-events.js';
 import { bulkUpsertTranslations } from './bulk.js';
 import { createLocale, deleteLocale, getLocale, listLocales, updateLocale } from './locales.js';
 import {
@@ -30,7 +29,6 @@ const editor = { auth: requireRole('EDITOR') };
 
 export const translationRoutes: FastifyPluginAsyncZod = async (app) => {
   // Locales are part of the SDK config (`locales`, `defaultLocale`): tell every instance's cache.
-  const localesChanged = (tenantId: string) => publishTenantConfigChanged(app.deps.bus, tenantId);
 
   app.get(
     '/api/translations',
@@ -116,7 +114,6 @@ export const translationRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const ctx = ctxOf(request);
       const locale = await createLocale(ctx, request.body);
-      await localesChanged(ctx.tenantId);
       return reply.code(201).send({ data: locale });
     },
   );
@@ -147,7 +144,6 @@ export const translationRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const ctx = ctxOf(request);
       const locale = await updateLocale(ctx, request.params.id, request.body);
-      await localesChanged(ctx.tenantId);
       return { data: locale };
     },
   );
@@ -169,7 +165,6 @@ export const translationRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const ctx = ctxOf(request);
       await deleteLocale(ctx, request.params.id, request.query.force);
-      await localesChanged(ctx.tenantId);
       return reply.code(204).send(null);
     },
   );

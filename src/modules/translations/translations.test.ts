@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
 import { type Actor, createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
 import { auditLogs, locales, translations } from '../../db/schema/index.js';
-import { onTenantConfigChanged } from '../tenants/config-events.js';
+import { TENANT_CONFIG_TOPIC } from '../sdk/config-cache.js';
 import { applyTranslations, loadTranslations } from './translate.js';
 
 let t: TestApp;
@@ -430,7 +430,7 @@ describe('locales', () => {
     const tenant = await createTenant(t);
     const h = tenant.owner.headers;
     const heard: string[] = [];
-    onTenantConfigChanged(t.deps.bus, (tenantId) => {
+    t.deps.changes.subscribe(TENANT_CONFIG_TOPIC, (tenantId) => {
       if (tenantId === tenant.tenantId) heard.push(tenantId);
     });
     const en = await addLocale(h, { code: 'en', name: 'English' });

@@ -2,13 +2,14 @@ import { inArray, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { apiKeys } from '../../db/schema/index.js';
 import { createLoadingCache } from '../cache.js';
+import type { ChangeFeed } from '../change-feed.js';
 import { sha256 } from '../crypto.js';
 import { AppError } from '../errors.js';
-import type { InvalidationBus } from '../redis.js';
 
 export const API_KEY_PREFIX = 'wfx_';
 export const API_KEY_RE = /^wfx_[0-9a-f]{64}$/;
-export const API_KEY_CHANNEL = 'api-key';
+/** The change-feed topic announcing a key's revocation or new expiry (migration 0020). */
+export const API_KEY_TOPIC = 'api-key';
 const MAX_CACHED_KEYS = 50_000;
 
 export interface SdkAuth {
@@ -20,12 +21,12 @@ type KnownKey = (SdkAuth & { expiresAt: number | null; revoked: boolean }) | nul
 
 /**
  * Verifies SDK API keys on the hot path without a database read per request: verified keys
- * (and unknown ones) are cached briefly, revocation evicts them everywhere through the
- * invalidation bus, and `lastUsedAt` is written in one batched UPDATE every few seconds.
+ * (and unknown ones) are cached briefly, a revocation or new expiry evicts them everywhere
+ * through the change feed, and `lastUsedAt` is written in one batched UPDATE every few seconds.
  */
 export function createApiKeyVerifier(opts: {
   db: Database;
-  bus: InvalidationBus;
+  changes: ChangeFeed;
   cacheTtlMs: number;
   now?: () => number;
 }) {
@@ -55,7 +56,8 @@ export function createApiKeyVerifier(opts: {
       };
     },
   });
-  opts.bus.subscribe(API_KEY_CHANNEL, (keyHash) => keys.invalidate(keyHash));
+  opts.changes.subscribe(API_KEY_TOPIC, (keyHash) => keys.invalidate(keyHash));
+  opts.changes.onReset(() => keys.clear());
 
   return {
     async verify(rawKey: string | undefined): Promise<SdkAuth> {
@@ -66,11 +68,6 @@ export function createApiKeyVerifier(opts: {
         throw new AppError('AUTH_FAILED');
       lastUsed.set(key.apiKeyId, t);
       return { apiKeyId: key.apiKeyId, tenantId: key.tenantId };
-    },
-    /** Evicts a key on this instance at once and on every other one through the bus. */
-    async invalidate(keyHash: string): Promise<void> {
-      keys.invalidate(keyHash);
-      await opts.bus.publish(API_KEY_CHANNEL, keyHash);
     },
     async flushLastUsed(): Promise<void> {
       if (lastUsed.size === 0) return;

@@ -2,8 +2,8 @@ import type { Executor } from '../../db/client.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { columnsOf, SEP, sortedByKey } from '../../db/raw.js';
 import { newId } from '../../platform/ids.js';
-import type { EventEffect, ProcessedBatch } from '../events/processor.js';
-import { itemStateOf } from './frequency.js';
+import type { EventEffect, ProcessedBatch } from '../events/effect.js';
+import { itemStateOf } from './item-states.js';
 
 /**
  * End-user activity of processed events, set-based: at most three statements per chunk,
@@ -12,13 +12,12 @@ import { itemStateOf } from './frequency.js';
  * 1. Events with a userId: the end user (tenant, userId) is created when missing (traits {},
  *    with the event's anonymousId) and its first/last seen move to the events' earliest/latest
  *    timestamps (never backwards).
- * 2. Events with only an anonymousId: the end user it resolves to (the anonymous-only row, else
- *    the identified user most recently seen with it) is advanced the same way, or an
- *    anonymous-only end user is created.
+ * 2. Events with only an anonymousId: the end user it resolves to (`end_user_of`, migration 0021)
+ *    is advanced the same way, or an anonymous-only end user is created.
  * 3. Frequency-cap state (see `itemStateOf`): completed / dismissed per end user and item, the
  *    first time kept.
  *
- * Registered first in the effects list, so later effects of the same chunk find the end users.
+ * Later effects of the same chunk find the end users: theirs say `runsAfter: ['end-user-activity']`.
  */
 
 interface Seen {
@@ -50,10 +49,7 @@ with x as (
   where exists (select 1 from tenants t where t.id = x.tenant_id)
 ),
 resolved as (
-  select x.*, (select eu.id from end_users eu
-               where eu.tenant_id = x.tenant_id and eu.anonymous_id = x.anon
-               order by (eu.external_id is null) desc, eu.last_seen_at desc, eu.id desc
-               limit 1) as target
+  select x.*, (select eu.id from end_user_of(x.tenant_id, null, x.anon) eu) as target
   from x
 ),
 advanced as (
@@ -75,12 +71,7 @@ with x as (
     as x (tenant_id, ext, anon, item_id, completed, dismissed)
 ),
 resolved as (
-  select x.*, coalesce(
-    (select eu.id from end_users eu where x.ext is not null and eu.tenant_id = x.tenant_id and eu.external_id = x.ext),
-    (select eu.id from end_users eu
-      where x.ext is null and eu.tenant_id = x.tenant_id and eu.anonymous_id = x.anon
-      order by (eu.external_id is null) desc, eu.last_seen_at desc, eu.id desc
-      limit 1)) as end_user_id
+  select x.*, (select eu.id from end_user_of(x.tenant_id, x.ext, x.anon) eu) as end_user_id
   from x
 )
 insert into end_user_item_states as s (tenant_id, end_user_id, item_id, completed_at, dismissed_at, updated_at)

@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { rawQuery } from '../../db/raw.js';
 import { validationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import { listEndUserMergers, registerEndUserMerger } from './extensions.js';
+import type { EndUserMerger } from './contract.js';
 
 export interface IdentifyInput {
   userId: string;
@@ -22,8 +22,8 @@ export interface IdentifyResult {
  * links the anonymous visitor `anonymousId` to it:
  *   - no row for userId yet, but an anonymous-only row for anonymousId: that row is adopted
  *     (it gets the userId), keeping its id, history and item states;
- *   - both exist: the anonymous row is merged into the identified one (item states, survey and
- *     NPS responses, and whatever registered mergers move) and deleted;
+ *   - both exist: the anonymous row is merged into the identified one (every module's end-user
+ *     merger moves its rows: item states, survey and NPS responses, …) and deleted;
  * and the identified row keeps `anonymous_id`, so later events and sessions carrying only that
  * anonymousId resolve to the user.
  *
@@ -31,13 +31,14 @@ export interface IdentifyResult {
  */
 export async function identifyEndUser(
   db: Database,
+  mergers: readonly EndUserMerger[],
   tenantId: string,
   input: IdentifyInput,
   now: Date,
 ): Promise<IdentifyResult> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction((tx) => identifyOnce(tx, tenantId, input, now));
+      return await db.transaction((tx) => identifyOnce(tx, mergers, tenantId, input, now));
     } catch (err) {
       if (attempt >= 3 || !isUniqueViolation(err)) throw err;
     }
@@ -56,6 +57,7 @@ returning id`;
 
 async function identifyOnce(
   tx: Executor,
+  mergers: readonly EndUserMerger[],
   tenantId: string,
   input: IdentifyInput,
   now: Date,
@@ -99,7 +101,7 @@ async function identifyOnce(
     now.toISOString(),
   ]);
   const target = row!.id;
-  if (anon && anon.id !== target) await mergeEndUsers(tx, tenantId, anon.id, target);
+  if (anon && anon.id !== target) await mergeEndUsers(tx, mergers, tenantId, anon.id, target);
   await assertTraitsFit(tx, tenantId, target);
   return { id: target, created: target === id };
 }
@@ -124,8 +126,14 @@ async function assertTraitsFit(tx: Executor, tenantId: string, id: string): Prom
 }
 
 /** Moves everything of end user `fromId` to `toId`, merges traits (toId's win) and deletes `fromId`. */
-async function mergeEndUsers(tx: Executor, tenantId: string, fromId: string, toId: string): Promise<void> {
-  for (const merger of listEndUserMergers()) await merger(tx, { tenantId, fromId, toId });
+async function mergeEndUsers(
+  tx: Executor,
+  mergers: readonly EndUserMerger[],
+  tenantId: string,
+  fromId: string,
+  toId: string,
+): Promise<void> {
+  for (const merger of mergers) await merger(tx, { tenantId, fromId, toId });
   await rawQuery(
     tx,
     `update end_users t set traits = f.traits || t.traits, first_seen_at = least(t.first_seen_at, f.first_seen_at),
@@ -136,35 +144,3 @@ async function mergeEndUsers(tx: Executor, tenantId: string, fromId: string, toI
   );
   await rawQuery(tx, 'delete from end_users where tenant_id = $1 and id = $2', [tenantId, fromId]);
 }
-
-// The SDK's own references to end users (and the survey/NPS responses written by processing).
-registerEndUserMerger('sdk-item-states', async (tx, { tenantId, fromId, toId }) => {
-  await rawQuery(
-    tx,
-    `insert into end_user_item_states (tenant_id, end_user_id, item_id, completed_at, dismissed_at, updated_at)
-     select tenant_id, $3, item_id, completed_at, dismissed_at, now()
-     from end_user_item_states where tenant_id = $1 and end_user_id = $2
-     on conflict (tenant_id, end_user_id, item_id) do update set
-       completed_at = least(end_user_item_states.completed_at, excluded.completed_at),
-       dismissed_at = least(end_user_item_states.dismissed_at, excluded.dismissed_at),
-       updated_at = now()`,
-    [tenantId, fromId, toId],
-  );
-  await rawQuery(tx, 'delete from end_user_item_states where tenant_id = $1 and end_user_id = $2', [
-    tenantId,
-    fromId,
-  ]);
-});
-
-registerEndUserMerger('survey-responses', async (tx, { tenantId, fromId, toId }) => {
-  await rawQuery(
-    tx,
-    'update survey_responses set end_user_id = $3 where tenant_id = $1 and end_user_id = $2',
-    [tenantId, fromId, toId],
-  );
-  await rawQuery(tx, 'update nps_responses set end_user_id = $3 where tenant_id = $1 and end_user_id = $2', [
-    tenantId,
-    fromId,
-    toId,
-  ]);
-});

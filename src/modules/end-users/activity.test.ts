@@ -5,14 +5,13 @@ import { createTenant } from '../../../test/helpers/factories.js';
 import { apiKeyOf, sdkCall } from '../../../test/helpers/sdk.js';
 import { endUserItemStates, endUsers, eventBatches } from '../../db/schema/index.js';
 import { newId } from '../../platform/ids.js';
-import { eventEffects } from '../../workers/event-effects.js';
+import { DEFAULT_FREQUENCY, frequencyOf, localeKeyOf } from '../delivery/cache.js';
 import { processPendingEvents } from '../events/processor.js';
-import { localeKeyOf } from './delivery-cache.js';
 import { createEventRecorder } from '../events/recorder.js';
+import { throttledWake } from '../events/routes.js';
 import type { StoredEvent } from '../events/types.js';
 import type { EventWriter, PendingBatch } from '../events/writer.js';
-import { throttledWake } from '../events/routes.js';
-import { DEFAULT_FREQUENCY, frequencyOf, itemStateOf } from './frequency.js';
+import { itemStateOf } from './item-states.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -20,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const process = () => processPendingEvents(t.deps, eventEffects);
+const process = () => processPendingEvents(t.deps, t.deps.modules.effects);
 
 async function setup() {
   const tenant = await createTenant(t);

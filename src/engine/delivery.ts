@@ -1,0 +1,182 @@
+import { matchesRules, type RuleContext, type RuleNode } from './rules.js';
+import { matchUrl, type UrlRule } from './url-match.js';
+
+/**
+ * What one session is served, decided without I/O from a tenant's delivery snapshot (loaded
+ * and cached elsewhere) and the session's end user: the flows and content items due on this url
+ * for this user now, plus what each delivery contributor (experiments, journeys) adds, holds
+ * back or brings in.
+ */
+
+/** A flow, content item or NPS survey as the choice sees it. */
+export interface Servable {
+  id: string;
+  audienceId: string | null;
+  /** Milliseconds; null: never expires. */
+  expiresAt: number | null;
+  /** Substrings the session url must contain (content `targetUrl`, `triggerConfig.url`). */
+  contains: string[];
+  /** A URL_MATCH flow trigger or a `url_match` content trigger. */
+  rule: UrlRule | null;
+  /** Whether any url condition exists (then a session without url does not get the item). */
+  urlBound: boolean;
+  /** Served only when a contributor brings it in (journey content that is not published on its own). */
+  onDemand: boolean;
+}
+
+/** The frequency cap (tenant setting `settings.frequency`). */
+export interface FrequencySettings {
+  /** Offer an item again after the end user completed it. */
+  repeatCompleted: boolean;
+  /** Offer an item again after the end user dismissed or skipped it. */
+  repeatDismissed: boolean;
+}
+
+/** The items an end user completed or dismissed (null for a session without an end user). */
+export interface ItemStates {
+  completed: ReadonlySet<string>;
+  dismissed: ReadonlySet<string>;
+}
+
+export interface ItemFilter {
+  frequency: FrequencySettings;
+  user: ItemStates | null;
+  url: string | undefined;
+  nowMs: number;
+  /** Whether the session's user is in an audience (memoized by the caller). */
+  inAudience(audienceId: string): boolean;
+}
+
+function urlAllows(item: Servable, url: string | undefined): boolean {
+  if (!item.urlBound) return true;
+  if (url === undefined) return false;
+  for (const part of item.contains) if (!url.includes(part)) return false;
+  return item.rule === null || matchUrl(url, item.rule);
+}
+
+/** Whether an item may be served now: not expired, not capped, on a matching url, in its audience. */
+export function itemAllowed(item: Servable, f: ItemFilter): boolean {
+  if (item.expiresAt !== null && item.expiresAt <= f.nowMs) return false;
+  if (f.user) {
+    if (!f.frequency.repeatCompleted && f.user.completed.has(item.id)) return false;
+    if (!f.frequency.repeatDismissed && f.user.dismissed.has(item.id)) return false;
+  }
+  if (!urlAllows(item, f.url)) return false;
+  return item.audienceId === null || f.inAudience(item.audienceId);
+}
+
+/**
+ * An audience matcher over the snapshot's rule trees, remembering its answers in `memo`. An
+ * audience that no longer exists matches nobody (fail closed).
+ */
+export function audienceMatcher(
+  audiences: ReadonlyMap<string, RuleNode>,
+  rules: RuleContext,
+  memo: Map<string, boolean>,
+): (audienceId: string) => boolean {
+  return (audienceId) => {
+    let ok = memo.get(audienceId);
+    if (ok === undefined) {
+      const tree = audiences.get(audienceId);
+      ok = tree !== undefined && matchesRules(tree, rules);
+      memo.set(audienceId, ok);
+    }
+    return ok;
+  };
+}
+
+export interface ExperimentAssignment {
+  experimentId: string;
+  variantId: string;
+  flowId: string | null;
+}
+
+export interface JourneyDue {
+  journeyId: string;
+  enrollmentId: string;
+  nodeId: string;
+  contentType: string;
+  contentId: string;
+}
+
+/** What one contributor decides for one session. */
+export interface ContributorChoice {
+  experiments?: ExperimentAssignment[];
+  journeys?: JourneyDue[];
+  /** Item ids not to serve in this session (the experiment variants the user is not assigned to). */
+  withhold?: string[];
+  /** Item ids to serve in this session even if on demand (journey content due now). */
+  include?: string[];
+}
+
+/** The session as contributors see it. */
+export interface SessionFacts {
+  tenantId: string;
+  sessionId: string;
+  /** Null for a session with neither userId nor anonymousId. */
+  endUserId: string | null;
+  userId: string | null;
+  anonymousId: string | null;
+  url: string | undefined;
+  locale: string | undefined;
+  rules: RuleContext;
+  nowMs: number;
+  inAudience(audienceId: string): boolean;
+}
+
+/** A contributor's pure choice, bound to its part of the snapshot and this user's state. */
+export type ContributorChooser = (facts: SessionFacts) => ContributorChoice;
+
+export interface SessionChoice {
+  /** Indexes into the snapshot's flows and content, in priority order. */
+  flows: number[];
+  content: number[];
+  experiments: ExperimentAssignment[];
+  journeys: JourneyDue[];
+}
+
+function chooseList(
+  items: readonly Servable[],
+  filter: ItemFilter,
+  withheld: ReadonlySet<string>,
+  included: ReadonlySet<string>,
+): number[] {
+  const chosen: number[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    if (withheld.has(item.id)) continue;
+    if (included.has(item.id) || (!item.onDemand && itemAllowed(item, filter))) chosen.push(i);
+  }
+  return chosen;
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * The session's choice: every contributor decides first (on the same facts), then the items
+ * allowed by the filter are chosen, less what a contributor withholds, plus what one includes.
+ */
+export function chooseSession(
+  items: { flows: readonly Servable[]; content: readonly Servable[] },
+  filter: ItemFilter,
+  facts: SessionFacts,
+  contributors: readonly ContributorChooser[],
+): SessionChoice {
+  const experiments: ExperimentAssignment[] = [];
+  const journeys: JourneyDue[] = [];
+  let withheld = NONE;
+  let included = NONE;
+  for (const choose of contributors) {
+    const choice = choose(facts);
+    if (choice.experiments) experiments.push(...choice.experiments);
+    if (choice.journeys) journeys.push(...choice.journeys);
+    if (choice.withhold?.length) withheld = new Set([...withheld, ...choice.withhold]);
+    if (choice.include?.length) included = new Set([...included, ...choice.include]);
+  }
+  return {
+    flows: chooseList(items.flows, filter, withheld, included),
+    content: chooseList(items.content, filter, withheld, included),
+    experiments,
+    journeys,
+  };
+}

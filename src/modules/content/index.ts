@@ -1,0 +1,25 @@
+import type { ModuleManifest } from '../../deps.js';
+import { scheduledMovesJob } from '../../platform/schedule.js';
+import { archiveExpiredContent, publishDueAnnouncements, unpublishTaskListsForFlow } from './bulk.js';
+import { contentDelivery } from './delivery.js';
+import { findAudienceReferrers } from './references.js';
+import { moveResponses, surveyResponsesEffect } from './responses-effect.js';
+import { contentRoutes } from './routes.js';
+
+/** Six content types under /api/content/:type, NPS surveys under /api/nps-surveys, and their responses. */
+export const contentModule: ModuleManifest = {
+  name: 'content',
+  routes: contentRoutes,
+  effects: [surveyResponsesEffect],
+  // Expiry first: an announcement past both dates is archived, never published.
+  jobs: [
+    scheduledMovesJob('content-schedule', {
+      archivedContent: archiveExpiredContent,
+      publishedContent: publishDueAnnouncements,
+    }),
+  ],
+  delivery: [contentDelivery],
+  endUserMergers: [moveResponses],
+  referenceFinders: [{ target: 'audience', name: 'content', find: findAudienceReferrers }],
+  dependentDisablers: [{ target: 'flow', name: 'task-lists', disable: unpublishTaskListsForFlow }],
+};

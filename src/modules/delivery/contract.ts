@@ -1,0 +1,60 @@
+import type { Executor } from '../../db/client.js';
+import type { ContributorChoice, Servable, SessionFacts } from '../../engine/delivery.js';
+
+/**
+ * The delivery seam. A module that adds to what `POST /api/sdk/session` serves contributes a
+ * `DeliveryContributor` in its manifest:
+ * - `load` reads its part of a tenant's delivery snapshot (items to serve, data for its choice),
+ *   once per snapshot, inside the snapshot's REPEATABLE READ transaction. The snapshot is cached
+ *   until the tenant's delivery version moves: every table `load` reads must bump that version
+ *   at commit (the triggers of migration 0014; add yours the same way).
+ * - `userState` (optional) is the per end-user state its choice needs, read in the session's one
+ *   lookup statement (no query of its own per session).
+ * - `choose` (optional) is its pure per-session choice (experiment variants, journey content).
+ */
+
+/** One item a contributor serves, with what the session needs to serve and translate it. */
+export interface DeliveryItem {
+  kind: 'flow' | 'content';
+  servable: Servable;
+  /** Priority: earlier first (published, else created, in ms), then id. */
+  at: number;
+  /** The record as the dashboard API shows it (wire form), `contentType` included for content. */
+  record: Record<string, unknown>;
+  /** Translation `contentType` names, lowest priority first (the canonical one last). */
+  translationTypes: string[];
+  /** Flow steps: their own translations (contentType `flow-step`, contentId = step id). */
+  stepIds?: string[];
+}
+
+export interface DeliveryPart<Data = unknown> {
+  items?: DeliveryItem[];
+  /** Audiences the contributor's choice evaluates (items' audiences are collected by the cache). */
+  audienceIds?: string[];
+  /** What its `choose` reads, kept with the snapshot. */
+  data?: Data;
+}
+
+export interface UserStateQuery<State> {
+  /**
+   * A scalar SQL expression (one value, e.g. a `jsonb` built by a subquery) of the state of end
+   * user `endUser` in tenant `tenant` (both are SQL expressions to splice in, never values).
+   */
+  sql(tenant: string, endUser: string): string;
+  /** The column's value as read (null when the session has no end user). */
+  parse(value: unknown): State;
+}
+
+export interface DeliveryContributor<Data = unknown, State = unknown> {
+  name: string;
+  load(tx: Executor, tenantId: string): Promise<DeliveryPart<Data>>;
+  userState?: UserStateQuery<State>;
+  choose?(data: Data, state: State | null, facts: SessionFacts): ContributorChoice;
+}
+
+declare module '../../deps.js' {
+  interface SeamContracts {
+    // biome-ignore lint/suspicious/noExplicitAny: each contributor has its own data and state types
+    deliveryContributor: DeliveryContributor<any, any>;
+  }
+}

@@ -1,0 +1,14 @@
+import type { ModuleManifest } from '../../deps.js';
+import { endUserActivityEffect } from './activity-effect.js';
+import { moveItemStates } from './item-states.js';
+
+/**
+ * End users of the tenants' apps: created and kept seen by event processing (activity-effect.ts),
+ * identified and merged by identify (identify.ts, with every module's merger), and resolved from
+ * a userId or anonymousId by one SQL rule (`end_user_of`, migration 0021).
+ */
+export const endUsersModule: ModuleManifest = {
+  name: 'end-users',
+  effects: [endUserActivityEffect],
+  endUserMergers: [moveItemStates],
+};

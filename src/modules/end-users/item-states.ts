@@ -1,0 +1,74 @@
+/**
+ * The frequency cap's state: which items an end user completed or dismissed, from their events
+ * (the settings that read it: `frequencyOf` in modules/delivery/cache.ts).
+ */
+
+import type { Executor } from '../../db/client.js';
+import { rawQuery } from '../../db/raw.js';
+import { idIn } from '../events/properties.js';
+import type { StoredEvent } from '../events/types.js';
+
+export type ItemState = 'completed' | 'dismissed';
+
+/**
+ * Which item an event completes or dismisses, for the frequency cap:
+ *   completed: FLOW_COMPLETED (properties.flowId, else contentId), SURVEY_RESPONSE
+ *     (surveyId, else contentId), NPS_RESPONSE (npsSurveyId, else surveyId, else contentId),
+ *     CONTENT_SUBMISSION_PERSISTED (contentId, else surveyId);
+ *   dismissed: FLOW_DISMISSED and FLOW_SKIPPED (flowId, else contentId: the SDK reports a
+ *     dismissed tooltip, announcement... with `properties.contentId`).
+ * Ids must be uuids; anything else is ignored.
+ */
+export function itemStateOf(event: StoredEvent): { itemId: string; state: ItemState } | null {
+  const p = event.properties;
+  let itemId: string | null;
+  let state: ItemState;
+  switch (event.type) {
+    case 'FLOW_COMPLETED':
+      itemId = idIn(p, ['flowId', 'contentId']);
+      state = 'completed';
+      break;
+    case 'SURVEY_RESPONSE':
+      itemId = idIn(p, ['surveyId', 'contentId']);
+      state = 'completed';
+      break;
+    case 'NPS_RESPONSE':
+      itemId = idIn(p, ['npsSurveyId', 'surveyId', 'contentId']);
+      state = 'completed';
+      break;
+    case 'CONTENT_SUBMISSION_PERSISTED':
+      itemId = idIn(p, ['contentId', 'surveyId']);
+      state = 'completed';
+      break;
+    case 'FLOW_DISMISSED':
+    case 'FLOW_SKIPPED':
+      itemId = idIn(p, ['flowId', 'contentId']);
+      state = 'dismissed';
+      break;
+    default:
+      return null;
+  }
+  return itemId ? { itemId, state } : null;
+}
+
+/** Identify's merge: the anonymous end user's item states move to the identified one (earliest times kept). */
+export async function moveItemStates(
+  tx: Executor,
+  { tenantId, fromId, toId }: { tenantId: string; fromId: string; toId: string },
+): Promise<void> {
+  await rawQuery(
+    tx,
+    `insert into end_user_item_states (tenant_id, end_user_id, item_id, completed_at, dismissed_at, updated_at)
+     select tenant_id, $3, item_id, completed_at, dismissed_at, now()
+     from end_user_item_states where tenant_id = $1 and end_user_id = $2
+     on conflict (tenant_id, end_user_id, item_id) do update set
+       completed_at = least(end_user_item_states.completed_at, excluded.completed_at),
+       dismissed_at = least(end_user_item_states.dismissed_at, excluded.dismissed_at),
+       updated_at = now()`,
+    [tenantId, fromId, toId],
+  );
+  await rawQuery(tx, 'delete from end_user_item_states where tenant_id = $1 and end_user_id = $2', [
+    tenantId,
+    fromId,
+  ]);
+}

@@ -1,0 +1,19 @@
+import type { ModuleManifest } from '../../deps.js';
+import { eventProcessorJob } from './processor.js';
+import { eventsPlugin } from './routes.js';
+
+/**
+ * The event pipeline, in one place: `POST /api/sdk/events` (routes.ts) validates (schema.ts) and
+ * stores the body durably through group commit (writer.ts; recorder.ts for the events the
+ * service records itself) → the processing job (processor.ts) claims stored batches, decodes
+ * them (decode.ts), drops replayed client ids, and runs every module's effects (effect.ts, the
+ * contract) in one transaction per chunk. The effects live in their modules' manifests.
+ */
+export const eventsModule: ModuleManifest = {
+  name: 'events',
+  routes: eventsPlugin,
+  jobs: [eventProcessorJob],
+};
+
+export type { EffectContext, EventEffect, ProcessedBatch } from './effect.js';
+export type { StoredEvent } from './types.js';

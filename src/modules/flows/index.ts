@@ -1,0 +1,20 @@
+import type { ModuleManifest } from '../../deps.js';
+import { scheduledMovesJob } from '../../platform/schedule.js';
+import { flowDelivery } from './delivery.js';
+import { flowRoutes } from './routes.js';
+import { archiveExpiredFlows, publishDueFlows } from './scheduling.js';
+import { flowsUsingAudience } from './service.js';
+
+export const flowsModule: ModuleManifest = {
+  name: 'flows',
+  routes: flowRoutes,
+  // Expiry first: a flow past both dates is archived, never published.
+  jobs: [
+    scheduledMovesJob('flow-schedule', {
+      archivedFlows: archiveExpiredFlows,
+      publishedFlows: publishDueFlows,
+    }),
+  ],
+  delivery: [flowDelivery],
+  referenceFinders: [{ target: 'audience', name: 'flows', find: flowsUsingAudience }],
+};

@@ -1,0 +1,4 @@
+import type { ModuleManifest } from '../../deps.js';
+import { tenantRoutes } from './routes.js';
+
+export const tenantsModule: ModuleManifest = { name: 'tenants', routes: tenantRoutes };

@@ -1,0 +1,4 @@
+import type { ModuleManifest } from '../../deps.js';
+import { translationRoutes } from './routes.js';
+
+export const translationsModule: ModuleManifest = { name: 'translations', routes: translationRoutes };

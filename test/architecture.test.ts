@@ -1,0 +1,129 @@
+import { cruise, type ICruiseResult } from 'dependency-cruiser';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { allModules } from '../src/modules/index.js';
+
+/**
+ * The layering of ARCHITECTURE.md, checked on the real import graph (dependency-cruiser, type-only
+ * imports included): every import runs down the layers, and nothing imports in a circle — not
+ * between files, not between module folders.
+ *
+ *   main.ts, app.ts, modules/index.ts    composition
+ *   workers/                             schedules the modules' jobs
+ *   modules/<domain>/                    one folder per domain (lower modules below higher ones)
+ *   deps.ts, config.ts                   the per-app container and the config
+ *   platform/, db/, engine/              cross-cutting parts, storage, pure logic
+ */
+
+interface Edge {
+  from: string;
+  to: string;
+}
+
+const edges: Edge[] = [];
+let circular: Edge[] = [];
+
+beforeAll(async () => {
+  const { output } = await cruise(
+    ['src'],
+    {
+      tsPreCompilationDeps: true,
+      tsConfig: { fileName: 'tsconfig.json' },
+      exclude: { path: '\\.test\\.ts$' },
+      doNotFollow: { path: 'node_modules' },
+      validate: true,
+      ruleSet: { forbidden: [{ name: 'no-circular', severity: 'error', from: {}, to: { circular: true } }] },
+    },
+    {},
+    { tsConfig: { fileName: 'tsconfig.json' } } as never,
+  );
+  const result = output as ICruiseResult;
+  for (const module of result.modules) {
+    for (const dep of module.dependencies) {
+      if (!dep.resolved.startsWith('src/')) continue;
+      edges.push({ from: module.source, to: dep.resolved });
+    }
+  }
+  circular = result.summary.violations
+    .filter((v) => v.rule.name === 'no-circular')
+    .map((v) => ({ from: v.from, to: v.to }));
+}, 120_000);
+
+const under = (prefix: string) => (e: Edge) => e.from.startsWith(prefix);
+const into =
+  (...prefixes: string[]) =>
+  (e: Edge) =>
+    prefixes.some((p) => e.to.startsWith(p));
+const show = (list: Edge[]) => list.map((e) => `${e.from} -> ${e.to}`);
+
+/** `src/modules/<domain>` of a file, else null. */
+const moduleOf = (file: string) => /^src\/modules\/([^/]+)\//.exec(file)?.[1] ?? null;
+
+describe('architecture: imports run down the layers', () => {
+  it('sees the import graph (the checks below are not vacuous)', () => {
+    expect(edges.length).toBeGreaterThan(300);
+    expect(edges).toContainEqual({ from: 'src/modules/sdk/routes.ts', to: 'src/modules/delivery/cache.ts' });
+  });
+
+  it('has no import cycle between files', () => {
+    expect(show(circular)).toEqual([]);
+  });
+
+  it('has no import cycle between module folders', () => {
+    const graph = new Map<string, Set<string>>();
+    for (const e of edges) {
+      const a = moduleOf(e.from);
+      const b = moduleOf(e.to);
+      if (a && b && a !== b) graph.set(a, (graph.get(a) ?? new Set()).add(b));
+    }
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (node: string, path: string[]) => {
+      if (state.get(node) === 'done') return;
+      if (state.get(node) === 'open') {
+        cycles.push([...path.slice(path.indexOf(node)), node].join(' > '));
+        return;
+      }
+      state.set(node, 'open');
+      for (const next of graph.get(node) ?? []) visit(next, [...path, node]);
+      state.set(node, 'done');
+    };
+    for (const node of graph.keys()) visit(node, []);
+    expect(cycles).toEqual([]);
+  });
+
+  it('never imports workers/ from modules/ or platform/ (workers only schedule)', () => {
+    expect(
+      show(
+        edges.filter(
+          (e) => (under('src/modules/')(e) || under('src/platform/')(e)) && into('src/workers/')(e),
+        ),
+      ),
+    ).toEqual([]);
+  });
+
+  it('keeps engine/ pure: it imports only engine/', () => {
+    expect(show(edges.filter((e) => under('src/engine/')(e) && !into('src/engine/')(e)))).toEqual([]);
+  });
+
+  it('keeps platform/ and db/ free of domains and of the composition', () => {
+    const upward = into('src/modules/', 'src/workers/', 'src/deps.ts', 'src/app.ts', 'src/main.ts');
+    expect(
+      show(edges.filter((e) => (under('src/platform/')(e) || under('src/db/')(e)) && upward(e))),
+    ).toEqual([]);
+    expect(show(edges.filter((e) => under('src/db/')(e) && into('src/platform/')(e)))).toEqual([]);
+  });
+
+  it('lets nothing import main.ts or app.ts, and only the composition import the module list', () => {
+    expect(show(edges.filter(into('src/main.ts')))).toEqual([]);
+    expect(show(edges.filter((e) => into('src/app.ts')(e) && e.from !== 'src/main.ts'))).toEqual([]);
+    const composition = ['src/main.ts', 'src/app.ts'];
+    expect(
+      show(edges.filter((e) => e.to === 'src/modules/index.ts' && !composition.includes(e.from))),
+    ).toEqual([]);
+  });
+
+  it('lists every module folder in modules/index.ts, each with its manifest', () => {
+    const folders = new Set(edges.map((e) => moduleOf(e.from)).filter((m): m is string => m !== null));
+    expect([...folders].sort()).toEqual(allModules.map((m) => m.name).sort());
+  });
+});
