@@ -18,6 +18,33 @@ function expectClose(actual: number | null | undefined, expected: number, tol: n
   expect(Math.abs(actual! - expected)).toBeLessThanOrEqual(tol);
 }
 
+/** Counts as the database could hold them, plus the shapes that break naive formulas. */
+const counts: fc.Arbitrary<ArmCounts> = fc.oneof(
+  fc.integer({ min: 0, max: 5_000_000 }).chain((n) =>
+    fc
+      .oneof(
+        fc.integer({ min: 0, max: n }),
+        fc.constant(0), // nobody converted
+        fc.constant(n), // everybody converted
+      )
+      .map((x) => arm(n, x)),
+  ),
+  fc.integer({ min: 0, max: 30 }).chain((n) => fc.integer({ min: 0, max: n }).map((x) => arm(n, x))),
+  fc.record({
+    participants: fc.oneof(fc.double(), fc.integer({ min: -10, max: 2e12 })),
+    conversions: fc.oneof(fc.double(), fc.integer({ min: -10, max: 2e12 })),
+  }),
+);
+
+/** The counts as the module reads them. */
+function norm(c: ArmCounts) {
+  const whole = (v: number) =>
+    Number.isFinite(v) && v > 0 ? Math.min(Math.floor(v), Number.MAX_SAFE_INTEGER) : 0;
+  const n = whole(c.participants);
+  const x = Math.min(whole(c.conversions), n);
+  return { n, x, rate: n > 0 ? x / n : 0 };
+}
+
 // Unless stated otherwise, reference values were computed independently with scipy 1.17.1 /
 // numpy in Python, by the formulas named in each test (scipy routines where one exists).
 
@@ -144,13 +171,12 @@ describe('sequentialInterval (asymptotic confidence sequence on p_v − p_c)', (
       fc.property(counts, counts, (c, v) => {
         const s = sequentialInterval(c, v);
         if (s === null || s.ciLow === -1 || s.ciHigh === 1) return;
-        const { n: nc, rate: pc } = norm(c);
-        const { n: nv, rate: pv } = norm(v);
-        const varOf = (p: number, n: number, x: number) => {
-          const q = x === 0 || x === n ? (x + 1) / (n + 2) : p;
+        // The same standard error, Laplace's rate standing in for 0% and 100%.
+        const varOf = ({ n, x, rate }: ReturnType<typeof norm>) => {
+          const q = x === 0 || x === n ? (x + 1) / (n + 2) : rate;
           return (q * (1 - q)) / n;
         };
-        const se = Math.sqrt(varOf(pc, nc, Math.round(pc * nc)) + varOf(pv, nv, Math.round(pv * nv)));
+        const se = Math.sqrt(varOf(norm(c)) + varOf(norm(v)));
         expect((s.ciHigh - s.ciLow) / 2).toBeGreaterThan(1.959963984540054 * se);
       }),
     );
@@ -294,35 +320,6 @@ describe('analyzeExperiment', () => {
     expect(experimentAnalysisSchema.safeParse(broken).success).toBe(false);
   });
 });
-
-// ---- Properties over arbitrary counts ----
-
-/** Counts as the database could hold them, plus the shapes that break naive formulas. */
-const counts: fc.Arbitrary<ArmCounts> = fc.oneof(
-  fc.integer({ min: 0, max: 5_000_000 }).chain((n) =>
-    fc
-      .oneof(
-        fc.integer({ min: 0, max: n }),
-        fc.constant(0), // nobody converted
-        fc.constant(n), // everybody converted
-      )
-      .map((x) => arm(n, x)),
-  ),
-  fc.integer({ min: 0, max: 30 }).chain((n) => fc.integer({ min: 0, max: n }).map((x) => arm(n, x))),
-  fc.record({
-    participants: fc.oneof(fc.double(), fc.integer({ min: -10, max: 2e12 })),
-    conversions: fc.oneof(fc.double(), fc.integer({ min: -10, max: 2e12 })),
-  }),
-);
-
-/** The counts as the module reads them. */
-function norm(c: ArmCounts) {
-  const whole = (v: number) =>
-    Number.isFinite(v) && v > 0 ? Math.min(Math.floor(v), Number.MAX_SAFE_INTEGER) : 0;
-  const n = whole(c.participants);
-  const x = Math.min(whole(c.conversions), n);
-  return { n, x, rate: n > 0 ? x / n : 0 };
-}
 
 describe('properties', () => {
   it('every number is finite or null, p-values and probabilities in [0, 1]', () => {
