@@ -4,11 +4,12 @@
  * layer persists the first assignment; this module only decides it.
  *
  * The bucket is MurmurHash3 x86_32 (Austin Appleby's reference, seed 0) of the UTF-8 bytes of
- * `${seed}:${endUserId}`, modulo 10,000. Murmur3 is chosen over FNV-1a (GrowthBook's hash)
- * because its finaliser avalanches every input bit into the low bits that `% 10000` keeps;
- * FNV-1a's low bits depend only on the inputs' low bits, which is why GrowthBook's v2 hashes
- * twice. Changing anything here reshuffles every running experiment: the test vectors in
- * assignment.test.ts pin it.
+ * `${seed}:${endUserId}`, modulo 10,000. Murmur3 rather than FNV-1a (GrowthBook's hash):
+ * FNV-1a ends with one multiply, so ids differing in their last character ("user-1",
+ * "user-2") get hashes a small multiple of the prime apart and fall into patterned buckets
+ * (GrowthBook's hash v2 hashes twice to hide it); Murmur3's finaliser mixes every input bit
+ * into every output bit. Changing anything here reshuffles every running experiment: the test
+ * vectors in assignment.test.ts pin it.
  */
 
 export const BUCKETS = 10_000;

@@ -74,8 +74,8 @@ export interface Lift {
 /**
  * Relative lift (p_v − p_c)/p_c with a 95% interval by the delta method on the ratio, as
  * GrowthBook's frequentist engine does: Var ≈ σ_v²/(n_v p_c²) + p_v² σ_c²/(n_c p_c⁴), interval
- * estimate ± z₀.₉₇₅·√Var. The lower end is cut at −1 (no rate goes below 0), which can only
- * add coverage. Null while an arm has no participants or the control rate is 0.
+ * estimate ± z₀.₉₇₅·√Var. The lower end is cut at −1 (no rate goes below 0, so the cut loses
+ * no coverage). Null while an arm has no participants or the control rate is 0.
  */
 export function relativeLift(control: ArmCounts, variant: ArmCounts): Lift | null {
   const c = toArm(control);
