@@ -36,10 +36,12 @@ const counts: fc.Arbitrary<ArmCounts> = fc.oneof(
   }),
 );
 
-/** The counts as the module reads them. */
+/** The counts as the module reads them (the arbitraries only make numbers). */
 function norm(c: ArmCounts) {
-  const whole = (v: number) =>
-    Number.isFinite(v) && v > 0 ? Math.min(Math.floor(v), Number.MAX_SAFE_INTEGER) : 0;
+  const whole = (count: ArmCounts['participants']) => {
+    const v = Number(count);
+    return Number.isFinite(v) && v > 0 ? Math.min(Math.floor(v), Number.MAX_SAFE_INTEGER) : 0;
+  };
   const n = whole(c.participants);
   const x = Math.min(whole(c.conversions), n);
   return { n, x, rate: n > 0 ? x / n : 0 };
@@ -306,6 +308,17 @@ describe('analyzeExperiment', () => {
     expect(experimentAnalysisSchema.parse(r)).toEqual(r);
   });
 
+  it('reads counts that SQL returns as strings or bigints', () => {
+    const fromSql = analyzeExperiment([
+      { id: 'a', name: 'Variant a', splitPercentage: 50, participants: '1000', conversions: 200n },
+      { id: 'b', name: 'Variant b', splitPercentage: 50, participants: 1000n, conversions: '250' },
+    ]);
+    expect(fromSql).toEqual(analyzeExperiment([v('a', 1000, 200), v('b', 1000, 250)]));
+    expect(
+      analyzeExperiment([v('a', 10, 1), { ...v('b', 0, 0), participants: 'many' }]).variants[1]!.sampleSize,
+    ).toBe(0);
+  });
+
   it('no variants, or only the control', () => {
     expect(analyzeExperiment([])).toEqual({ variants: [], srm: { pValue: null, mismatch: false } });
     expect(analyzeExperiment([v('a', 10, 1)]).variants[0]!.isControl).toBe(true);
@@ -376,13 +389,13 @@ describe('properties', () => {
       fc.property(
         fc
           .integer({ min: 1, max: 100_000 })
-          .chain((n) => fc.integer({ min: 0, max: n - 1 }).map((x) => arm(n, x))),
+          .chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n - 1 }))),
         fc
           .integer({ min: 1, max: 100_000 })
           .chain((n) => fc.integer({ min: 0, max: n }).map((x) => arm(n, x))),
-        (v, c) => {
-          const before = probabilityToBeatControl(c, v)!;
-          const after = probabilityToBeatControl(c, arm(v.participants, v.conversions + 1))!;
+        ([n, x], c) => {
+          const before = probabilityToBeatControl(c, arm(n, x))!;
+          const after = probabilityToBeatControl(c, arm(n, x + 1))!;
           expect(after).toBeGreaterThanOrEqual(before - 1e-12);
         },
       ),

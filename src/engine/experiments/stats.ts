@@ -18,9 +18,12 @@ export const SRM_MIN_PARTICIPANTS = 8;
 /** Above this many participants in the smaller arm, P(beat) uses the normal approximation (see there). */
 const EXACT_P_BEAT_LIMIT = 1e9;
 
+/** A count as SQL hands it over: node-postgres returns count(*) (a bigint) as a string. */
+export type Count = number | bigint | string;
+
 export interface ArmCounts {
-  participants: number;
-  conversions: number;
+  participants: Count;
+  conversions: Count;
 }
 
 interface Arm {
@@ -29,7 +32,9 @@ interface Arm {
   rate: number;
 }
 
-function wholeCount(v: number): number {
+/** A whole, non-negative count at most 2^53; anything unreadable counts as 0. */
+function wholeCount(count: Count): number {
+  const v = typeof count === 'number' ? count : Number(count);
   return Number.isFinite(v) && v > 0 ? Math.min(Math.floor(v), Number.MAX_SAFE_INTEGER) : 0;
 }
 
@@ -225,7 +230,7 @@ export interface SampleRatioMismatch {
  * split is an outright mismatch (p = 0).
  */
 export function sampleRatioMismatch(
-  variants: readonly { participants: number; splitPercentage: number }[],
+  variants: readonly { participants: Count; splitPercentage: number }[],
 ): SampleRatioMismatch {
   const none = { pValue: null, mismatch: false };
   if (variants.length < 2) return none;
@@ -251,8 +256,8 @@ export interface ExperimentVariantInput {
   id: string;
   name: string;
   splitPercentage: number;
-  participants: number;
-  conversions: number;
+  participants: Count;
+  conversions: Count;
 }
 
 export interface AnalysisOptions {
