@@ -238,10 +238,16 @@ export type AttributeGoalConfig = { ruleTree: RuleNode };
  * Whether a user may enroll again: `never` (default: once per journey), `after_exit` (once the
  * previous enrollment has ended), or `{ cooldownMs }` (once it has ended at least that long ago).
  */
-export const reentrySchema = z.union([
-  z.enum(['never', 'after_exit']),
-  z.object({ cooldownMs: z.number().int().min(0).max(MAX_COOLDOWN_MS) }),
-]);
+export const reentrySchema = z.union(
+  [
+    z.enum(['never', 'after_exit']),
+    // multipleOf rather than int: int aborts the union, which would hide the precise path.
+    z.object({
+      cooldownMs: z.number().multipleOf(1, 'must be whole milliseconds').min(0).max(MAX_COOLDOWN_MS),
+    }),
+  ],
+  { error: 'reentry is "never", "after_exit" or { cooldownMs }' },
+);
 export type Reentry = z.output<typeof reentrySchema>;
 
 /** Journey settings: `reentry` is the engine's; other keys are kept as sent (the dashboard's). */

@@ -18,8 +18,8 @@ export interface PublishChecks {
 /** Nodes whose wait lets a cycle through them not spin: a cycle needs one of these in it. */
 const CYCLE_BREAKERS: ReadonlySet<string> = new Set(['WAIT', 'WAIT_FOR_EVENT']);
 
-const show = (label: string | null) =>
-  label === null ? 'an unlabelled edge' : `an edge labelled "${label}"`;
+const show = (label: string | null, article: 'an' | 'another' = 'an') =>
+  label === null ? `${article} unlabelled edge` : `${article} edge labelled "${label}"`;
 
 /**
  * The graph rules of publish (DECISIONS §6 and the journeys issue), every issue found, ordered
@@ -92,7 +92,7 @@ export function validateForPublish(graph: JourneyGraph, checks: PublishChecks): 
       const label = graph.edges[e]!.label ?? null;
       if (node.type === 'EXIT') add('edges', e, 'an EXIT node has no outgoing edges');
       else if (!wanted.includes(label)) add('edges', e, `${show(label)} may not leave a ${describe(node)}`);
-      else if (taken.has(label)) add('edges', e, `a second ${show(label)} leaves the same ${node.type}`);
+      else if (taken.has(label)) add('edges', e, `${show(label, 'another')} leaves the same ${node.type}`);
       taken.add(label);
     }
     for (const label of wanted) {
@@ -102,13 +102,14 @@ export function validateForPublish(graph: JourneyGraph, checks: PublishChecks): 
 
   const trigger = triggers[0];
   if (trigger !== undefined) {
-    const reached = reachableFrom(trigger, graph, outgoing);
-    graph.nodes.forEach((_, i) => {
-      if (!reached[i]) nodeAt(i, 'not reachable from the TRIGGER');
+    const reached = reachableFrom(trigger, graph, indexOf, outgoing);
+    graph.nodes.forEach((n, i) => {
+      // a duplicate is reported as such; edges reach its first holder of the id
+      if (!reached[i] && indexOf.get(n.id) === i) nodeAt(i, 'not reachable from the TRIGGER');
     });
   }
 
-  for (const cycle of cyclesWithoutWait(graph, outgoing)) {
+  for (const cycle of cyclesWithoutWait(graph, indexOf, outgoing)) {
     const first = Math.min(...cycle);
     const names = cycle
       .sort((a, b) => a - b)
@@ -126,8 +127,14 @@ function describe(node: JourneyNode): string {
   return node.type;
 }
 
-function reachableFrom(start: number, graph: JourneyGraph, outgoing: Map<number, number[]>): boolean[] {
-  const indexOf = new Map(graph.nodes.map((n, i) => [n.id, i] as const));
+type IndexOf = ReadonlyMap<string, number>;
+
+function reachableFrom(
+  start: number,
+  graph: JourneyGraph,
+  indexOf: IndexOf,
+  outgoing: Map<number, number[]>,
+): boolean[] {
   const reached = new Array<boolean>(graph.nodes.length).fill(false);
   const stack = [start];
   reached[start] = true;
@@ -149,8 +156,11 @@ function reachableFrom(start: number, graph: JourneyGraph, outgoing: Map<number,
  * (Tarjan's algorithm, iterative) of the graph without those nodes that hold a cycle (more than
  * one node, or a node with an edge to itself). Each is a list of node indexes.
  */
-function cyclesWithoutWait(graph: JourneyGraph, outgoing: Map<number, number[]>): number[][] {
-  const indexOf = new Map(graph.nodes.map((n, i) => [n.id, i] as const));
+function cyclesWithoutWait(
+  graph: JourneyGraph,
+  indexOf: IndexOf,
+  outgoing: Map<number, number[]>,
+): number[][] {
   const kept = (i: number) => !CYCLE_BREAKERS.has(graph.nodes[i]!.type);
   const successors = (i: number): number[] =>
     (outgoing.get(i) ?? []).map((e) => indexOf.get(graph.edges[e]!.targetNodeId)!).filter(kept);
