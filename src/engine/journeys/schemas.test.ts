@@ -281,7 +281,7 @@ describe('journey edge and canvas schemas', () => {
   });
 
   it('bounds the number of nodes and edges', () => {
-    const nodes = Array.from({ length: MAX_NODES + 1 }, (_, i) => ({ type: 'EXIT', position: pos }));
+    const nodes = Array.from({ length: MAX_NODES + 1 }, () => ({ type: 'EXIT', position: pos }));
     expect(paths(canvasSchema, { nodes, edges: [] })).toEqual(['nodes']);
     const edges = Array.from({ length: MAX_EDGES + 1 }, () => ({ sourceNodeId: ID(1), targetNodeId: ID(1) }));
     expect(paths(canvasSchema, { nodes: [wait(1)], edges })).toEqual(['edges']);
