@@ -4,7 +4,7 @@ import type { GoalConfig, NodeOf, Reentry } from './schemas.js';
 
 /**
  * What the journey engine reads of an analytics event: the fields of a stored SDK event
- * (`StoredEvent` in the sdk module has them all), so events go in as they are.
+ * (the event pipeline's `StoredEvent` has them all), so stored events go in as they are.
  */
 export interface JourneyEvent {
   type: string;
