@@ -1,4 +1,4 @@
-import { percentage } from '../../platform/math.js';
+import { percentage } from '../math.js';
 import { ENROLLMENT_STATUSES, type EnrollmentStatus } from './machine.js';
 
 /**

@@ -3,7 +3,7 @@ import type { Database, Executor } from '../../db/client.js';
 import { plans, subscriptions } from '../../db/schema/index.js';
 import { recordAudit } from '../../platform/audit.js';
 import { validationError } from '../../platform/errors.js';
-import { percentage } from '../../platform/math.js';
+import { percentage } from '../../engine/math.js';
 import { decide } from './enforce.js';
 import { isFeatureKey, isLimitKey, PLAN_LIMIT_KEYS, type PlanLimitKey } from './keys.js';
 import { newPeriod } from './period.js';
