@@ -1,5 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import type { paths, SchemaError, SchemaRuleTreeInput } from '@guidance/api-types';
+import type {
+  paths,
+  SchemaError,
+  SchemaFlow,
+  SchemaRuleTreeInput,
+  SchemaSdkEventInput,
+  SchemaSdkSession,
+} from '@guidance/api-types';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import {
   API_TYPES_FILE,
@@ -9,6 +16,7 @@ import {
   lintDocument,
   type OpenApiDocument,
 } from '../scripts/openapi-tools.js';
+import type { EventType } from '../src/modules/sdk/event-types.js';
 import type { ErrorCode } from '../src/platform/errors.js';
 import { securityOf } from '../src/platform/http/openapi.js';
 import { OPERATION_ID_PATTERN } from '../src/platform/http/operation-ids.js';
@@ -170,6 +178,8 @@ describe('the OpenAPI document', () => {
 describe('@guidance/api-types', () => {
   it('types error codes and operations as the service defines them', () => {
     expectTypeOf<SchemaError['error']['code']>().toEqualTypeOf<ErrorCode>();
+    expectTypeOf<SchemaSdkEventInput['type']>().toEqualTypeOf<EventType>();
+    expectTypeOf<SchemaSdkSession['flows']>().toEqualTypeOf<SchemaFlow[]>();
     type CreateAudience = paths['/api/audiences']['post']['requestBody']['content']['application/json'];
     expectTypeOf<CreateAudience['ruleTree']>().toEqualTypeOf<SchemaRuleTreeInput>();
     type Health = paths['/api/health']['get']['responses'][200]['content']['application/json'];

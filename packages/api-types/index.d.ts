@@ -1944,16 +1944,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description An audience rule: a leaf { field, operator, value } or a group { logicalOperator: AND | OR | NOT, rules: [node, ...] }; at most 10 levels and 200 nodes. */
-        RuleTreeInput: {
-            /** @enum {string} */
-            logicalOperator?: "AND" | "OR" | "NOT";
-            rules?: components["schemas"]["RuleTreeInput"][];
-            field?: string;
-            /** @enum {string} */
-            operator?: "eq" | "neq" | "gt" | "lt" | "gte" | "lte" | "contains" | "not_contains" | "in" | "not_in" | "exists" | "not_exists" | "regex" | "starts_with" | "ends_with";
-            value?: (string | number | boolean | null) | (string | number | boolean | null)[];
-        };
         /** @description The error envelope of every 4xx and 5xx answer */
         Error: {
             error: {
@@ -1972,6 +1962,62 @@ export interface components {
                 details?: unknown;
             };
         };
+        Flow: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            template: "PRODUCT_TOUR" | "FEATURE_WALKTHROUGH" | "INTERACTIVE_DEMO" | "ANNOUNCEMENT_SEQUENCE" | "CUSTOM";
+            /** @enum {string} */
+            status: "DRAFT" | "PUBLISHED" | "SCHEDULED" | "ARCHIVED";
+            /** Format: uuid */
+            tenantId: string;
+            /** Format: uuid */
+            siteId: string;
+            audienceId: string | null;
+            trigger: {
+                /** @enum {string} */
+                type: "URL_MATCH" | "MANUAL";
+                config?: {
+                    [key: string]: unknown;
+                };
+            } | null;
+            scheduledAt: string | null;
+            expiresAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            settings: {
+                [key: string]: unknown;
+            };
+            publishedAt: string | null;
+            archivedAt: string | null;
+            steps: components["schemas"]["FlowStep"][];
+        };
+        FlowStep: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            flowId: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** @enum {string} */
+            type: "TOOLTIP" | "MODAL" | "BEACON" | "BANNER" | "SLIDEOUT" | "VIDEO" | "FORM" | "CLICK" | "NAVIGATE" | "WAIT" | "INPUT" | "SCROLL";
+            order: number;
+            targetSelector: string | null;
+            content: {
+                [key: string]: unknown;
+            };
+            settings: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
         /** @description An audience rule: a leaf { field, operator, value } or a group { logicalOperator: AND | OR | NOT, rules: [node, ...] }; at most 10 levels and 200 nodes. */
         RuleTree: {
             /** @enum {string} */
@@ -1981,6 +2027,95 @@ export interface components {
             /** @enum {string} */
             operator?: "eq" | "neq" | "gt" | "lt" | "gte" | "lte" | "contains" | "not_contains" | "in" | "not_in" | "exists" | "not_exists" | "regex" | "starts_with" | "ends_with";
             value?: (string | number | boolean | null) | (string | number | boolean | null)[];
+        };
+        /** @description An audience rule: a leaf { field, operator, value } or a group { logicalOperator: AND | OR | NOT, rules: [node, ...] }; at most 10 levels and 200 nodes. */
+        RuleTreeInput: {
+            /** @enum {string} */
+            logicalOperator?: "AND" | "OR" | "NOT";
+            rules?: components["schemas"]["RuleTreeInput"][];
+            field?: string;
+            /** @enum {string} */
+            operator?: "eq" | "neq" | "gt" | "lt" | "gte" | "lte" | "contains" | "not_contains" | "in" | "not_in" | "exists" | "not_exists" | "regex" | "starts_with" | "ends_with";
+            value?: (string | number | boolean | null) | (string | number | boolean | null)[];
+        };
+        SdkConfig: {
+            /** @description the company name */
+            name: string;
+            /** @description plan name: free, starter, growth, enterprise */
+            plan: string;
+            /** @description the tenant settings (PATCH /api/tenants/current) */
+            settings: {
+                [key: string]: unknown;
+            };
+            /** @description the plan's feature flags */
+            features: {
+                [key: string]: boolean;
+            };
+            locales: {
+                code: string;
+                name: string;
+                isDefault: boolean;
+                isRtl: boolean;
+            }[];
+            /** @description code of the default locale; null without locales */
+            defaultLocale: string | null;
+        };
+        SdkEventInput: {
+            /**
+             * Format: uuid
+             * @description Client-generated UUID; a retried event with the same id counts once
+             */
+            id?: string;
+            /** @enum {string} */
+            type: "PAGE_VIEW" | "CLICK" | "ELEMENT_INTERACTION" | "FORM_INTERACTION" | "SCROLL_DEPTH" | "RAGE_CLICK" | "DEAD_CLICK" | "FLOW_STARTED" | "STEP_VIEWED" | "STEP_COMPLETED" | "FLOW_COMPLETED" | "FLOW_SKIPPED" | "FLOW_DISMISSED" | "CONTENT_LOADED" | "CONTENT_AUDIENCE_MATCHED" | "CONTENT_RENDERED" | "CONTENT_RENDER_FAILED" | "CONTENT_SUBMISSION_PERSISTED" | "JOURNEY_STARTED" | "JOURNEY_COMPLETED" | "SURVEY_RESPONSE" | "NPS_RESPONSE" | "EXPERIMENT_CONVERSION" | "SDK_INIT" | "SELECTOR_NOT_FOUND" | "ERROR" | "NETWORK" | "IDENTIFY" | "CUSTOM";
+            name?: string;
+            properties?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601; server time when omitted
+             */
+            timestamp?: string;
+            userId?: string;
+            anonymousId?: string;
+            sessionId?: string;
+            url?: string;
+            metadata?: {
+                [key: string]: unknown;
+            };
+        };
+        SdkSession: {
+            /** Format: uuid */
+            sessionId: string;
+            /** @description null for a session with neither userId nor anonymousId */
+            endUserId: string | null;
+            flows: components["schemas"]["Flow"][];
+            content: ({
+                /** Format: uuid */
+                id: string;
+                /** @description type slug: tooltips, beacons, task-lists, surveys, announcements, self-help, nps-surveys */
+                contentType: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            experiments: {
+                /** Format: uuid */
+                experimentId: string;
+                /** Format: uuid */
+                variantId: string;
+                flowId: string | null;
+            }[];
+            journeys: {
+                /** Format: uuid */
+                journeyId: string;
+                /** Format: uuid */
+                enrollmentId: string;
+                /** Format: uuid */
+                nodeId: string;
+                contentType: string;
+                contentId: string;
+            }[];
         };
     };
     responses: {
@@ -2079,9 +2214,14 @@ export interface components {
     headers: never;
     pathItems: never;
 }
-export type SchemaRuleTreeInput = components['schemas']['RuleTreeInput'];
 export type SchemaError = components['schemas']['Error'];
+export type SchemaFlow = components['schemas']['Flow'];
+export type SchemaFlowStep = components['schemas']['FlowStep'];
 export type SchemaRuleTree = components['schemas']['RuleTree'];
+export type SchemaRuleTreeInput = components['schemas']['RuleTreeInput'];
+export type SchemaSdkConfig = components['schemas']['SdkConfig'];
+export type SchemaSdkEventInput = components['schemas']['SdkEventInput'];
+export type SchemaSdkSession = components['schemas']['SdkSession'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseConflict = components['responses']['Conflict'];
 export type ResponseForbidden = components['responses']['Forbidden'];
@@ -3800,61 +3940,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /** @enum {string} */
-                            template: "PRODUCT_TOUR" | "FEATURE_WALKTHROUGH" | "INTERACTIVE_DEMO" | "ANNOUNCEMENT_SEQUENCE" | "CUSTOM";
-                            /** @enum {string} */
-                            status: "DRAFT" | "PUBLISHED" | "SCHEDULED" | "ARCHIVED";
-                            /** Format: uuid */
-                            tenantId: string;
-                            /** Format: uuid */
-                            siteId: string;
-                            audienceId: string | null;
-                            trigger: {
-                                /** @enum {string} */
-                                type: "URL_MATCH" | "MANUAL";
-                                config?: {
-                                    [key: string]: unknown;
-                                };
-                            } | null;
-                            scheduledAt: string | null;
-                            expiresAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            settings: {
-                                [key: string]: unknown;
-                            };
-                            publishedAt: string | null;
-                            archivedAt: string | null;
-                            steps: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                flowId: string;
-                                /** Format: uuid */
-                                tenantId: string;
-                                /** @enum {string} */
-                                type: "TOOLTIP" | "MODAL" | "BEACON" | "BANNER" | "SLIDEOUT" | "VIDEO" | "FORM" | "CLICK" | "NAVIGATE" | "WAIT" | "INPUT" | "SCROLL";
-                                order: number;
-                                targetSelector: string | null;
-                                content: {
-                                    [key: string]: unknown;
-                                };
-                                settings: {
-                                    [key: string]: unknown;
-                                };
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                        };
+                        data: components["schemas"]["Flow"];
                     };
                 };
             };
@@ -3884,61 +3970,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /** @enum {string} */
-                            template: "PRODUCT_TOUR" | "FEATURE_WALKTHROUGH" | "INTERACTIVE_DEMO" | "ANNOUNCEMENT_SEQUENCE" | "CUSTOM";
-                            /** @enum {string} */
-                            status: "DRAFT" | "PUBLISHED" | "SCHEDULED" | "ARCHIVED";
-                            /** Format: uuid */
-                            tenantId: string;
-                            /** Format: uuid */
-                            siteId: string;
-                            audienceId: string | null;
-                            trigger: {
-                                /** @enum {string} */
-                                type: "URL_MATCH" | "MANUAL";
-                                config?: {
-                                    [key: string]: unknown;
-                                };
-                            } | null;
-                            scheduledAt: string | null;
-                            expiresAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            settings: {
-                                [key: string]: unknown;
-                            };
-                            publishedAt: string | null;
-                            archivedAt: string | null;
-                            steps: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                flowId: string;
-                                /** Format: uuid */
-                                tenantId: string;
-                                /** @enum {string} */
-                                type: "TOOLTIP" | "MODAL" | "BEACON" | "BANNER" | "SLIDEOUT" | "VIDEO" | "FORM" | "CLICK" | "NAVIGATE" | "WAIT" | "INPUT" | "SCROLL";
-                                order: number;
-                                targetSelector: string | null;
-                                content: {
-                                    [key: string]: unknown;
-                                };
-                                settings: {
-                                    [key: string]: unknown;
-                                };
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                        };
+                        data: components["schemas"]["Flow"];
                     };
                 };
             };
@@ -3970,61 +4002,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /** @enum {string} */
-                            template: "PRODUCT_TOUR" | "FEATURE_WALKTHROUGH" | "INTERACTIVE_DEMO" | "ANNOUNCEMENT_SEQUENCE" | "CUSTOM";
-                            /** @enum {string} */
-                            status: "DRAFT" | "PUBLISHED" | "SCHEDULED" | "ARCHIVED";
-                            /** Format: uuid */
-                            tenantId: string;
-                            /** Format: uuid */
-                            siteId: string;
-                            audienceId: string | null;
-                            trigger: {
-                                /** @enum {string} */
-                                type: "URL_MATCH" | "MANUAL";
-                                config?: {
-                                    [key: string]: unknown;
-                                };
-                            } | null;
-                            scheduledAt: string | null;
-                            expiresAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            settings: {
-                                [key: string]: unknown;
-                            };
-                            publishedAt: string | null;
-                            archivedAt: string | null;
-                            steps: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                flowId: string;
-                                /** Format: uuid */
-                                tenantId: string;
-                                /** @enum {string} */
-                                type: "TOOLTIP" | "MODAL" | "BEACON" | "BANNER" | "SLIDEOUT" | "VIDEO" | "FORM" | "CLICK" | "NAVIGATE" | "WAIT" | "INPUT" | "SCROLL";
-                                order: number;
-                                targetSelector: string | null;
-                                content: {
-                                    [key: string]: unknown;
-                                };
-                                settings: {
-                                    [key: string]: unknown;
-                                };
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                        };
+                        data: components["schemas"]["Flow"];
                         disabledDependents: {
                             type: string;
                             id: string;
@@ -4114,61 +4092,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /** @enum {string} */
-                            template: "PRODUCT_TOUR" | "FEATURE_WALKTHROUGH" | "INTERACTIVE_DEMO" | "ANNOUNCEMENT_SEQUENCE" | "CUSTOM";
-                            /** @enum {string} */
-                            status: "DRAFT" | "PUBLISHED" | "SCHEDULED" | "ARCHIVED";
-                            /** Format: uuid */
-                            tenantId: string;
-                            /** Format: uuid */
-                            siteId: string;
-                            audienceId: string | null;
-                            trigger: {
-                                /** @enum {string} */
-                                type: "URL_MATCH" | "MANUAL";
-                                config?: {
-                                    [key: string]: unknown;
-                                };
-                            } | null;
-                            scheduledAt: string | null;
-                            expiresAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            settings: {
-                                [key: string]: unknown;
-                            };
-                            publishedAt: string | null;
-                            archivedAt: string | null;
-                            steps: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                flowId: string;
-                                /** Format: uuid */
-                                tenantId: string;
-                                /** @enum {string} */
-                                type: "TOOLTIP" | "MODAL" | "BEACON" | "BANNER" | "SLIDEOUT" | "VIDEO" | "FORM" | "CLICK" | "NAVIGATE" | "WAIT" | "INPUT" | "SCROLL";
-                                order: number;
-                                targetSelector: string | null;
-                                content: {
-                                    [key: string]: unknown;
-                                };
-                                settings: {
-                                    [key: string]: unknown;
-                                };
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                        };
+                        data: components["schemas"]["Flow"];
                     };
                 };
             };
@@ -4200,61 +4124,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /** @enum {string} */
-                            template: "PRODUCT_TOUR" | "FEATURE_WALKTHROUGH" | "INTERACTIVE_DEMO" | "ANNOUNCEMENT_SEQUENCE" | "CUSTOM";
-                            /** @enum {string} */
-                            status: "DRAFT" | "PUBLISHED" | "SCHEDULED" | "ARCHIVED";
-                            /** Format: uuid */
-                            tenantId: string;
-                            /** Format: uuid */
-                            siteId: string;
-                            audienceId: string | null;
-                            trigger: {
-                                /** @enum {string} */
-                                type: "URL_MATCH" | "MANUAL";
-                                config?: {
-                                    [key: string]: unknown;
-                                };
-                            } | null;
-                            scheduledAt: string | null;
-                            expiresAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            settings: {
-                                [key: string]: unknown;
-                            };
-                            publishedAt: string | null;
-                            archivedAt: string | null;
-                            steps: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                flowId: string;
-                                /** Format: uuid */
-                                tenantId: string;
-                                /** @enum {string} */
-                                type: "TOOLTIP" | "MODAL" | "BEACON" | "BANNER" | "SLIDEOUT" | "VIDEO" | "FORM" | "CLICK" | "NAVIGATE" | "WAIT" | "INPUT" | "SCROLL";
-                                order: number;
-                                targetSelector: string | null;
-                                content: {
-                                    [key: string]: unknown;
-                                };
-                                settings: {
-                                    [key: string]: unknown;
-                                };
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                        };
+                        data: components["schemas"]["Flow"];
                     };
                 };
             };
@@ -4285,61 +4155,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /** @enum {string} */
-                            template: "PRODUCT_TOUR" | "FEATURE_WALKTHROUGH" | "INTERACTIVE_DEMO" | "ANNOUNCEMENT_SEQUENCE" | "CUSTOM";
-                            /** @enum {string} */
-                            status: "DRAFT" | "PUBLISHED" | "SCHEDULED" | "ARCHIVED";
-                            /** Format: uuid */
-                            tenantId: string;
-                            /** Format: uuid */
-                            siteId: string;
-                            audienceId: string | null;
-                            trigger: {
-                                /** @enum {string} */
-                                type: "URL_MATCH" | "MANUAL";
-                                config?: {
-                                    [key: string]: unknown;
-                                };
-                            } | null;
-                            scheduledAt: string | null;
-                            expiresAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            settings: {
-                                [key: string]: unknown;
-                            };
-                            publishedAt: string | null;
-                            archivedAt: string | null;
-                            steps: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                flowId: string;
-                                /** Format: uuid */
-                                tenantId: string;
-                                /** @enum {string} */
-                                type: "TOOLTIP" | "MODAL" | "BEACON" | "BANNER" | "SLIDEOUT" | "VIDEO" | "FORM" | "CLICK" | "NAVIGATE" | "WAIT" | "INPUT" | "SCROLL";
-                                order: number;
-                                targetSelector: string | null;
-                                content: {
-                                    [key: string]: unknown;
-                                };
-                                settings: {
-                                    [key: string]: unknown;
-                                };
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                        };
+                        data: components["schemas"]["Flow"];
                     };
                 };
             };
@@ -4370,61 +4186,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /** @enum {string} */
-                            template: "PRODUCT_TOUR" | "FEATURE_WALKTHROUGH" | "INTERACTIVE_DEMO" | "ANNOUNCEMENT_SEQUENCE" | "CUSTOM";
-                            /** @enum {string} */
-                            status: "DRAFT" | "PUBLISHED" | "SCHEDULED" | "ARCHIVED";
-                            /** Format: uuid */
-                            tenantId: string;
-                            /** Format: uuid */
-                            siteId: string;
-                            audienceId: string | null;
-                            trigger: {
-                                /** @enum {string} */
-                                type: "URL_MATCH" | "MANUAL";
-                                config?: {
-                                    [key: string]: unknown;
-                                };
-                            } | null;
-                            scheduledAt: string | null;
-                            expiresAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            settings: {
-                                [key: string]: unknown;
-                            };
-                            publishedAt: string | null;
-                            archivedAt: string | null;
-                            steps: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                flowId: string;
-                                /** Format: uuid */
-                                tenantId: string;
-                                /** @enum {string} */
-                                type: "TOOLTIP" | "MODAL" | "BEACON" | "BANNER" | "SLIDEOUT" | "VIDEO" | "FORM" | "CLICK" | "NAVIGATE" | "WAIT" | "INPUT" | "SCROLL";
-                                order: number;
-                                targetSelector: string | null;
-                                content: {
-                                    [key: string]: unknown;
-                                };
-                                settings: {
-                                    [key: string]: unknown;
-                                };
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                        };
+                        data: components["schemas"]["Flow"];
                     };
                 };
             };
@@ -4455,28 +4217,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            flowId: string;
-                            /** Format: uuid */
-                            tenantId: string;
-                            /** @enum {string} */
-                            type: "TOOLTIP" | "MODAL" | "BEACON" | "BANNER" | "SLIDEOUT" | "VIDEO" | "FORM" | "CLICK" | "NAVIGATE" | "WAIT" | "INPUT" | "SCROLL";
-                            order: number;
-                            targetSelector: string | null;
-                            content: {
-                                [key: string]: unknown;
-                            };
-                            settings: {
-                                [key: string]: unknown;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
+                        data: components["schemas"]["FlowStep"][];
                     };
                 };
             };
@@ -4522,28 +4263,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            flowId: string;
-                            /** Format: uuid */
-                            tenantId: string;
-                            /** @enum {string} */
-                            type: "TOOLTIP" | "MODAL" | "BEACON" | "BANNER" | "SLIDEOUT" | "VIDEO" | "FORM" | "CLICK" | "NAVIGATE" | "WAIT" | "INPUT" | "SCROLL";
-                            order: number;
-                            targetSelector: string | null;
-                            content: {
-                                [key: string]: unknown;
-                            };
-                            settings: {
-                                [key: string]: unknown;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        data: components["schemas"]["FlowStep"];
                     };
                 };
             };
@@ -4581,28 +4301,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            flowId: string;
-                            /** Format: uuid */
-                            tenantId: string;
-                            /** @enum {string} */
-                            type: "TOOLTIP" | "MODAL" | "BEACON" | "BANNER" | "SLIDEOUT" | "VIDEO" | "FORM" | "CLICK" | "NAVIGATE" | "WAIT" | "INPUT" | "SCROLL";
-                            order: number;
-                            targetSelector: string | null;
-                            content: {
-                                [key: string]: unknown;
-                            };
-                            settings: {
-                                [key: string]: unknown;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
+                        data: components["schemas"]["FlowStep"][];
                     };
                 };
             };
@@ -4634,28 +4333,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            flowId: string;
-                            /** Format: uuid */
-                            tenantId: string;
-                            /** @enum {string} */
-                            type: "TOOLTIP" | "MODAL" | "BEACON" | "BANNER" | "SLIDEOUT" | "VIDEO" | "FORM" | "CLICK" | "NAVIGATE" | "WAIT" | "INPUT" | "SCROLL";
-                            order: number;
-                            targetSelector: string | null;
-                            content: {
-                                [key: string]: unknown;
-                            };
-                            settings: {
-                                [key: string]: unknown;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        data: components["schemas"]["FlowStep"];
                     };
                 };
             };
@@ -4729,28 +4407,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            flowId: string;
-                            /** Format: uuid */
-                            tenantId: string;
-                            /** @enum {string} */
-                            type: "TOOLTIP" | "MODAL" | "BEACON" | "BANNER" | "SLIDEOUT" | "VIDEO" | "FORM" | "CLICK" | "NAVIGATE" | "WAIT" | "INPUT" | "SCROLL";
-                            order: number;
-                            targetSelector: string | null;
-                            content: {
-                                [key: string]: unknown;
-                            };
-                            settings: {
-                                [key: string]: unknown;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        data: components["schemas"]["FlowStep"];
                     };
                 };
             };
@@ -10131,31 +9788,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    events: {
-                        /**
-                         * Format: uuid
-                         * @description Client-generated UUID; a retried event with the same id counts once
-                         */
-                        id?: string;
-                        /** @enum {string} */
-                        type: "PAGE_VIEW" | "CLICK" | "ELEMENT_INTERACTION" | "FORM_INTERACTION" | "SCROLL_DEPTH" | "RAGE_CLICK" | "DEAD_CLICK" | "FLOW_STARTED" | "STEP_VIEWED" | "STEP_COMPLETED" | "FLOW_COMPLETED" | "FLOW_SKIPPED" | "FLOW_DISMISSED" | "CONTENT_LOADED" | "CONTENT_AUDIENCE_MATCHED" | "CONTENT_RENDERED" | "CONTENT_RENDER_FAILED" | "CONTENT_SUBMISSION_PERSISTED" | "JOURNEY_STARTED" | "JOURNEY_COMPLETED" | "SURVEY_RESPONSE" | "NPS_RESPONSE" | "EXPERIMENT_CONVERSION" | "SDK_INIT" | "SELECTOR_NOT_FOUND" | "ERROR" | "NETWORK" | "IDENTIFY" | "CUSTOM";
-                        name?: string;
-                        properties?: {
-                            [key: string]: unknown;
-                        };
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601; server time when omitted
-                         */
-                        timestamp?: string;
-                        userId?: string;
-                        anonymousId?: string;
-                        sessionId?: string;
-                        url?: string;
-                        metadata?: {
-                            [key: string]: unknown;
-                        };
-                    }[];
+                    events: components["schemas"]["SdkEventInput"][];
                 };
             };
         };
@@ -10198,28 +9831,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description the company name */
-                            name: string;
-                            /** @description plan name: free, starter, growth, enterprise */
-                            plan: string;
-                            /** @description the tenant settings (PATCH /api/tenants/current) */
-                            settings: {
-                                [key: string]: unknown;
-                            };
-                            /** @description the plan's feature flags */
-                            features: {
-                                [key: string]: boolean;
-                            };
-                            locales: {
-                                code: string;
-                                name: string;
-                                isDefault: boolean;
-                                isRtl: boolean;
-                            }[];
-                            /** @description code of the default locale; null without locales */
-                            defaultLocale: string | null;
-                        };
+                        data: components["schemas"]["SdkConfig"];
                     };
                 };
             };
@@ -10313,92 +9925,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            sessionId: string;
-                            /** @description null for a session with neither userId nor anonymousId */
-                            endUserId: string | null;
-                            flows: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                description: string | null;
-                                /** @enum {string} */
-                                template: "PRODUCT_TOUR" | "FEATURE_WALKTHROUGH" | "INTERACTIVE_DEMO" | "ANNOUNCEMENT_SEQUENCE" | "CUSTOM";
-                                /** @enum {string} */
-                                status: "DRAFT" | "PUBLISHED" | "SCHEDULED" | "ARCHIVED";
-                                /** Format: uuid */
-                                tenantId: string;
-                                /** Format: uuid */
-                                siteId: string;
-                                audienceId: string | null;
-                                trigger: {
-                                    /** @enum {string} */
-                                    type: "URL_MATCH" | "MANUAL";
-                                    config?: {
-                                        [key: string]: unknown;
-                                    };
-                                } | null;
-                                scheduledAt: string | null;
-                                expiresAt: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                                settings: {
-                                    [key: string]: unknown;
-                                };
-                                publishedAt: string | null;
-                                archivedAt: string | null;
-                                steps: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    /** Format: uuid */
-                                    flowId: string;
-                                    /** Format: uuid */
-                                    tenantId: string;
-                                    /** @enum {string} */
-                                    type: "TOOLTIP" | "MODAL" | "BEACON" | "BANNER" | "SLIDEOUT" | "VIDEO" | "FORM" | "CLICK" | "NAVIGATE" | "WAIT" | "INPUT" | "SCROLL";
-                                    order: number;
-                                    targetSelector: string | null;
-                                    content: {
-                                        [key: string]: unknown;
-                                    };
-                                    settings: {
-                                        [key: string]: unknown;
-                                    };
-                                    /** Format: date-time */
-                                    createdAt: string;
-                                    /** Format: date-time */
-                                    updatedAt: string;
-                                }[];
-                            }[];
-                            content: ({
-                                /** Format: uuid */
-                                id: string;
-                                /** @description type slug: tooltips, beacons, task-lists, surveys, announcements, self-help, nps-surveys */
-                                contentType: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            experiments: {
-                                /** Format: uuid */
-                                experimentId: string;
-                                /** Format: uuid */
-                                variantId: string;
-                                flowId: string | null;
-                            }[];
-                            journeys: {
-                                /** Format: uuid */
-                                journeyId: string;
-                                /** Format: uuid */
-                                enrollmentId: string;
-                                /** Format: uuid */
-                                nodeId: string;
-                                contentType: string;
-                                contentId: string;
-                            }[];
-                        };
+                        data: components["schemas"]["SdkSession"];
                     };
                 };
             };

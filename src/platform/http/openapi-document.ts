@@ -155,6 +155,8 @@ export function finishDocument(input: OpenApiDocument): OpenApiDocument {
   });
   doc.components = { ...doc.components, responses: sortedByKey(responses) };
   pruneUnusedSchemas(doc);
+  // In name order, not in the order modules happened to be imported.
+  if (doc.components.schemas) doc.components.schemas = sortedByKey(doc.components.schemas);
   return doc;
 }
 
