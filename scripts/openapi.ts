@@ -15,6 +15,10 @@ import {
  * `generate:api-types -- --check` exits 1 when the committed declarations are out of date.
  */
 async function main(command: string | undefined, flags: string[]): Promise<number> {
+  if (command !== 'types' && command !== 'lint' && command !== 'dump') {
+    console.error('usage: tsx scripts/openapi.ts types [--check] | lint | dump');
+    return 2;
+  }
   const document = await loadDocument();
   switch (command) {
     case 'types': {
@@ -38,9 +42,6 @@ async function main(command: string | undefined, flags: string[]): Promise<numbe
     case 'dump':
       process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
       return 0;
-    default:
-      console.error('usage: tsx scripts/openapi.ts types [--check] | lint | dump');
-      return 2;
   }
 }
 
