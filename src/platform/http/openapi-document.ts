@@ -152,6 +152,8 @@ export function finishDocument(input: OpenApiDocument): OpenApiDocument {
         response.description = STATUS_CODES[Number(status)] ?? 'Response';
       }
     }
+    // By status, `default` last: routes declare theirs, the platform's are added after them.
+    if (byStatus) operation.responses = sortedByKey(byStatus, statusOrder);
   });
   doc.components = { ...doc.components, responses: sortedByKey(responses) };
   pruneUnusedSchemas(doc);
@@ -160,6 +162,14 @@ export function finishDocument(input: OpenApiDocument): OpenApiDocument {
   return doc;
 }
 
-function sortedByKey<T>(record: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+/** `404` by number, a range such as `4XX` after its statuses, `default` last. */
+const statusRank = (status: string) =>
+  status === 'default' ? 1000 : /^\dXX$/i.test(status) ? Number(status[0]) * 100 + 99 : Number(status);
+const statusOrder = (a: string, b: string) => statusRank(a) - statusRank(b);
+
+function sortedByKey<T>(
+  record: Record<string, T>,
+  compare: (a: string, b: string) => number = (a, b) => a.localeCompare(b),
+): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compare(a, b)));
 }
