@@ -131,7 +131,17 @@ describe('the document', () => {
       security: [{ bearerAuth: ['EDITOR'] }, { sessionCookie: ['EDITOR'] }],
     });
     expect(op.responses['200'].description).toBe('OK');
-    expect(Object.keys(op.responses)).toEqual(['200', '400', '401', '403', '404', '409', '413', '429', 'default']);
+    expect(Object.keys(op.responses)).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '409',
+      '413',
+      '429',
+      'default',
+    ]);
     const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
     expect(op.responses).toMatchObject({
       '400': ref('BadRequest'),
