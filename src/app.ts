@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppDeps } from './deps.js';
-import { SESSION_COOKIE } from './platform/auth/cookies.js';
 import { installGuard } from './platform/auth/guard.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
 import { jsonBodyParser, refuseNulInUrls } from './platform/http/json-body.js';
-import { SERVICE_VERSION } from './platform/version.js';
+import { installOpenApi } from './platform/http/openapi.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -20,6 +17,20 @@ declare module 'fastify' {
     correlationId: string | null;
   }
 }
+
+const API_DESCRIPTION = [
+  'The API of a multi-tenant in-app guidance service: product tours (flows), tooltips, beacons, task lists, ' +
+    'surveys, announcements, self-help widgets and NPS surveys, targeted by rule-based audiences, with ' +
+    'translations, analytics and plans.',
+  '**Two kinds of callers.** The dashboard signs in (`/api/auth/*`) and sends its access token as ' +
+    '`Authorization: Bearer` or the `session_token` cookie; each operation lists the least role it needs. ' +
+    "The SDK embedded in customers' pages calls `/api/sdk/*` with a tenant API key (`X-API-Key`).",
+  '**Answers.** Records come as `{ data }`, lists as `{ data, meta: { page, limit, total, totalPages } }`; ' +
+    'creation answers 201, a hard delete 204. Every error is `{ error: { message, statusCode, code, category, ' +
+    'details? } }` (the `Error` schema); branch on `code`. Ids of other tenants answer 404 like unknown ones.',
+  'Typed clients: the `@guidance/api-types` workspace package holds TypeScript types generated from this ' +
+    'document (docs/openapi.md).',
+].join('\n\n');
 
 /**
  * Read-your-writes across caches: a dashboard write answers only once this instance has heard
@@ -61,26 +72,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installGuard(app);
   // Cookies are parsed where read (readCookie), not on every request.
   await app.register(cookie, { hook: false });
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'In-app guidance service',
-        version: SERVICE_VERSION,
-        description:
-          'Dashboard APIs (JWT session) and SDK APIs (API key). Errors use one envelope: `{ error }`.',
-      },
-      components: {
-        securitySchemes: {
-          session: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-          sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE },
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-        },
-      },
-    },
-    transform: jsonSchemaTransform,
+  await installOpenApi(app, {
+    title: 'In-app guidance service',
+    description: API_DESCRIPTION,
+    // The documentation shows tags in the order of the modules.
+    tags: deps.modules.manifests.flatMap((m) => m.tags ?? []),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
   awaitOwnChanges(app);
   for (const module of deps.modules.manifests) if (module.routes) await app.register(module.routes);
   return app;

@@ -52,6 +52,8 @@ type Contract<K extends string> = K extends keyof SeamContracts ? SeamContracts[
 export interface ModuleManifest {
   name: string;
   routes?: FastifyPluginAsyncZod;
+  /** The OpenAPI tags its routes use (the documentation lists them in manifest order). */
+  tags?: readonly { name: string; description: string }[];
   /** What processing accepted events does, in order; effects of all modules run in manifest order. */
   effects?: readonly Contract<'eventEffect'>[];
   jobs?: readonly Job[];

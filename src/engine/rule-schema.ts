@@ -79,8 +79,12 @@ function checkNode(node: RawNode, ctx: Ctx): void {
   if (problem) ctx.addIssue({ code: 'custom', path: ['value'], message: problem });
 }
 
+/** The id of the rule tree in the OpenAPI document (`#/components/schemas/RuleTree`). */
+export const RULE_TREE_SCHEMA_ID = 'RuleTree';
+
 // One object schema with optional keys rather than a union of leaf and group, so that an issue
 // inside a node (e.g. an unknown operator) keeps its precise path, like `rules.1.operator`.
+// The id names the recursion: without it the document's self-reference would not resolve.
 const ruleNodeSchema: z.ZodType<RuleNode> = z
   .object({
     logicalOperator: z.enum(LOGICAL_OPERATORS).optional(),
@@ -89,7 +93,13 @@ const ruleNodeSchema: z.ZodType<RuleNode> = z
     operator: z.enum(OPERATORS).optional(),
     value: valueSchema.optional(),
   })
-  .superRefine(checkNode) as unknown as z.ZodType<RuleNode>;
+  .superRefine(checkNode)
+  .meta({
+    id: RULE_TREE_SCHEMA_ID,
+    description:
+      'An audience rule: a leaf { field, operator, value } or a group { logicalOperator: AND | OR | NOT, ' +
+      `rules: [node, ...] }; at most ${MAX_RULE_DEPTH} levels and ${MAX_RULE_NODES} nodes.`,
+  }) as unknown as z.ZodType<RuleNode>;
 
 interface Bounds {
   nodes: number;

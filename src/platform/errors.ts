@@ -1,13 +1,16 @@
 /** One error type for the whole service; `http/error-handler.ts` turns it into the spec's envelope. */
 
-export type ErrorCategory =
-  | 'VALIDATION'
-  | 'AUTH'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'RATE_LIMIT'
-  | 'EXTERNAL_SERVICE'
-  | 'INTERNAL';
+export const ERROR_CATEGORIES = [
+  'VALIDATION',
+  'AUTH',
+  'NOT_FOUND',
+  'CONFLICT',
+  'RATE_LIMIT',
+  'EXTERNAL_SERVICE',
+  'INTERNAL',
+] as const;
+
+export type ErrorCategory = (typeof ERROR_CATEGORIES)[number];
 
 const catalogue = {
   VALIDATION_ERROR: [400, 'VALIDATION', 'Request validation failed'],
@@ -52,6 +55,9 @@ const catalogue = {
 } as const satisfies Record<string, readonly [number, ErrorCategory, string]>;
 
 export type ErrorCode = keyof typeof catalogue;
+
+/** Every code the service can answer with (the OpenAPI `Error` schema lists them). */
+export const ERROR_CODES = Object.keys(catalogue) as [ErrorCode, ...ErrorCode[]];
 
 export interface ValidationIssue {
   path: string;

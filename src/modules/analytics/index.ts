@@ -5,6 +5,7 @@ import { analyticsRoutes } from './routes.js';
 export const analyticsModule: ModuleManifest = {
   name: 'analytics',
   routes: analyticsRoutes,
+  tags: [{ name: 'analytics', description: 'Reports over processed events' }],
   effects: [analyticsRollupsEffect],
 };
 

@@ -23,6 +23,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
       config: viewer,
       schema: {
         tags,
+        summary: 'Get the analytics overview of a date range',
         querystring: rangeQuery,
         response: { 200: overviewResponse, ...errors(400, 401, 403) },
       },
@@ -36,6 +37,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
       config: viewer,
       schema: {
         tags,
+        summary: "Get a flow's analytics (funnel and step drop-off)",
         params: flowParams,
         querystring: rangeQuery,
         response: { 200: flowAnalyticsResponse, ...errors(400, 401, 403, 404) },
@@ -52,6 +54,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
       config: viewer,
       schema: {
         tags,
+        summary: 'Get the click heatmap of a page',
         querystring: heatmapQuery,
         response: { 200: heatmapResponse, ...errors(400, 401, 403) },
       },

@@ -15,6 +15,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod = async (app) => {
       config: admin,
       schema: {
         tags,
+        summary: 'List API keys',
         querystring: listApiKeysQuery,
         response: { 200: apiKeyList, ...errors(400, 401, 403) },
       },
@@ -26,7 +27,12 @@ export const apiKeyRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/tenants/api-keys',
     {
       config: admin,
-      schema: { tags, body: createApiKeyBody, response: { 201: createdApiKey, ...errors(400, 401, 403) } },
+      schema: {
+        tags,
+        summary: 'Create an API key (the key is shown only once)',
+        body: createApiKeyBody,
+        response: { 201: createdApiKey, ...errors(400, 401, 403) },
+      },
     },
     async (request, reply) => {
       const key = await createApiKey(ctxOf(request), request.body);
@@ -48,7 +54,12 @@ export const apiKeyRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/tenants/api-keys/:id',
     {
       config: admin,
-      schema: { tags, params: idParams, response: { 200: apiKeyResponse, ...errors(401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Get an API key',
+        params: idParams,
+        response: { 200: apiKeyResponse, ...errors(401, 403, 404) },
+      },
     },
     async (request) => ({ data: await getApiKey(ctxOf(request), request.params.id) }),
   );
@@ -57,7 +68,12 @@ export const apiKeyRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/tenants/api-keys/:id',
     {
       config: admin,
-      schema: { tags, params: idParams, response: { 204: emptyResponse, ...errors(401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Revoke an API key',
+        params: idParams,
+        response: { 204: emptyResponse, ...errors(401, 403, 404) },
+      },
     },
     async (request, reply) => {
       await revokeApiKey(ctxOf(request), request.params.id);

@@ -1,4 +1,8 @@
 import type { ModuleManifest } from '../../deps.js';
 import { audienceRoutes } from './routes.js';
 
-export const audiencesModule: ModuleManifest = { name: 'audiences', routes: audienceRoutes };
+export const audiencesModule: ModuleManifest = {
+  name: 'audiences',
+  routes: audienceRoutes,
+  tags: [{ name: 'audiences', description: 'Rule-based audiences that target flows and content' }],
+};

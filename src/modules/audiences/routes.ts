@@ -32,6 +32,7 @@ export const audienceRoutes: FastifyPluginAsyncZod = async (app) => {
       config: viewer,
       schema: {
         tags,
+        summary: 'List audiences',
         querystring: listAudiencesQuery,
         response: { 200: audienceList, ...errors(400, 401, 403) },
       },
@@ -45,6 +46,7 @@ export const audienceRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: {
         tags,
+        summary: 'Create an audience',
         body: createAudienceBody,
         response: { 201: audienceResponse, ...errors(400, 401, 403) },
       },
@@ -57,7 +59,12 @@ export const audienceRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/audiences/:id',
     {
       config: viewer,
-      schema: { tags, params: idParams, response: { 200: audienceResponse, ...errors(401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Get an audience',
+        params: idParams,
+        response: { 200: audienceResponse, ...errors(401, 403, 404) },
+      },
     },
     async (request) => ({ data: await getAudience(ctxOf(request), request.params.id) }),
   );
@@ -68,6 +75,7 @@ export const audienceRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: {
         tags,
+        summary: 'Update an audience',
         params: idParams,
         body: updateAudienceBody,
         response: { 200: audienceResponse, ...errors(400, 401, 403, 404) },
@@ -82,6 +90,7 @@ export const audienceRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: {
         tags,
+        summary: 'Delete an audience (soft delete)',
         description: 'Soft delete; 409 AUDIENCE_IN_USE (details: [{ type, id, name }]) while referenced.',
         params: idParams,
         response: { 200: audienceResponse, ...errors(401, 403, 404, 409) },
@@ -98,6 +107,7 @@ export const audienceRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: {
         tags,
+        summary: 'Restore a deleted audience',
         description:
           'Brings a soft-deleted audience back; 409 INVALID_STATE_TRANSITION when it is not deleted.',
         params: idParams,
@@ -113,6 +123,7 @@ export const audienceRoutes: FastifyPluginAsyncZod = async (app) => {
       config: viewer,
       schema: {
         tags,
+        summary: 'Evaluate an audience against a user context',
         params: idParams,
         body: evaluateAudienceBody,
         response: { 200: evaluationResponse, ...errors(400, 401, 403, 404) },

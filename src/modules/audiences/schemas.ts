@@ -1,21 +1,17 @@
 import { z } from 'zod';
-import { ruleTreeSchema } from '../../engine/rule-schema.js';
+import { RULE_TREE_SCHEMA_ID, ruleTreeSchema } from '../../engine/rule-schema.js';
 import type { RuleNode } from '../../engine/rules.js';
 import { dataOf, jsonObject, listOf, timestamp, uuid } from '../../platform/http/schemas.js';
 import { paginationQuery } from '../../platform/pagination.js';
 
-const RULE_TREE_DOC =
-  'A leaf { field, operator, value } or a group { logicalOperator: AND | OR | NOT, rules: [node, ...] }';
-
 /**
  * Responses carry the stored tree as is: it was validated by `ruleTreeSchema` on the way in, and
- * that schema (a preprocess) cannot encode responses.
+ * that schema (a preprocess) cannot encode responses. The document still shows its shape, by
+ * reference to the named rule tree schema.
  */
 const storedRuleTree = z
   .custom<RuleNode>((v) => typeof v === 'object' && v !== null)
-  .meta({
-    description: RULE_TREE_DOC,
-  });
+  .meta({ $ref: `#/components/schemas/${RULE_TREE_SCHEMA_ID}` });
 
 export const audience = z.object({
   id: uuid,
@@ -30,18 +26,17 @@ export const audience = z.object({
 
 const name = z.string().trim().min(1).max(255);
 const description = z.string().max(2000).nullable();
-const ruleTree = ruleTreeSchema.meta({ description: RULE_TREE_DOC });
 
 export const createAudienceBody = z.object({
   name,
   description: description.optional(),
-  ruleTree,
+  ruleTree: ruleTreeSchema,
 });
 
 export const updateAudienceBody = z.object({
   name: name.optional(),
   description: description.optional(),
-  ruleTree: ruleTree.optional(),
+  ruleTree: ruleTreeSchema.optional(),
 });
 
 export const listAudiencesQuery = paginationQuery().extend({

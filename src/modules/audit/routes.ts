@@ -13,6 +13,7 @@ export const auditRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: requireRole('ADMIN') },
       schema: {
         tags: ['audit'],
+        summary: 'List audit log entries',
         description: "The tenant's audit trail, newest first (createdAt desc, then id desc).",
         querystring: listAuditLogsQuery,
         response: { 200: auditLogList, ...errors(400, 401, 403) },

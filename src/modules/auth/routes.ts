@@ -48,6 +48,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       config: authScope,
       schema: {
         tags,
+        summary: 'Register a user and a new company, and sign in',
         body: registerBody,
         response: { 201: signedInResponse, ...errors(400, 409, 429, 500) },
       },
@@ -59,7 +60,12 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/auth/login',
     {
       config: authScope,
-      schema: { tags, body: loginBody, response: { 200: signedInResponse, ...errors(400, 401, 429) } },
+      schema: {
+        tags,
+        summary: 'Sign in with email and password',
+        body: loginBody,
+        response: { 200: signedInResponse, ...errors(400, 401, 429) },
+      },
     },
     async (request, reply) => signedIn(reply, 200, await login(authCtxOf(request), request.body)),
   );
@@ -70,6 +76,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: publicRoute('refresh') },
       schema: {
         tags,
+        summary: 'Rotate the refresh token and get a new access token',
         description: 'Rotates the refresh token (cookie `refresh_token`, or body `refreshToken`).',
         body: refreshBody,
         response: { 200: refreshResponse, ...errors(400, 401, 429) },
@@ -85,7 +92,14 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/api/auth/logout',
-    { config: viewer, schema: { tags, response: { 204: emptyResponse, ...errors(401, 429) } } },
+    {
+      config: viewer,
+      schema: {
+        tags,
+        summary: 'Sign out (revokes this session)',
+        response: { 204: emptyResponse, ...errors(401, 429) },
+      },
+    },
     async (request, reply) => {
       await logout(ctxOf(request), request.auth!.sessionId);
       clearAuthCookies(reply, app.deps.config);
@@ -95,7 +109,14 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/api/auth/me',
-    { config: viewer, schema: { tags, response: { 200: meResponse, ...errors(401, 429) } } },
+    {
+      config: viewer,
+      schema: {
+        tags,
+        summary: 'Get the signed-in user, company and role',
+        response: { 200: meResponse, ...errors(401, 429) },
+      },
+    },
     async (request) => ({ data: await getMe(ctxOf(request), request.auth!.role) }),
   );
 
@@ -105,6 +126,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       config: authScope,
       schema: {
         tags,
+        summary: 'Request a password reset email',
         description: 'Answers 202 whether or not the email belongs to an account.',
         body: passwordResetRequestBody,
         response: { 202: acceptedResponse, ...errors(400, 429) },
@@ -122,6 +144,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       config: authScope,
       schema: {
         tags,
+        summary: 'Set a new password with a reset token',
         body: passwordResetConfirmBody,
         response: { 200: successResponse, ...errors(400, 429) },
       },
@@ -138,6 +161,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       config: authScope,
       schema: {
         tags,
+        summary: 'Accept an invite (email or link) and sign in',
         description:
           'Accepts an emailed invite or an invite link, then signs in like login. An existing account ' +
           'proves it is the invitee: its password, or for a Google account (emailed invites) `idToken`.',
@@ -154,6 +178,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       config: authScope,
       schema: {
         tags,
+        summary: 'Sign in or sign up with Google',
         description: 'Google sign-in with an ID token: 201 when it creates the account, 200 otherwise.',
         body: googleBody,
         response: {

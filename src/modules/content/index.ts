@@ -1,6 +1,8 @@
 import type { ModuleManifest } from '../../deps.js';
 import { scheduledMovesJob } from '../../platform/schedule.js';
 import { archiveExpiredContent, publishDueAnnouncements, unpublishTaskListsForFlow } from './bulk.js';
+import { contentTag } from './content-routes.js';
+import { CONTENT_TYPE_LIST } from './definitions.js';
 import { contentDelivery } from './delivery.js';
 import { findAudienceReferrers } from './references.js';
 import { moveResponses, surveyResponsesEffect } from './responses-effect.js';
@@ -10,6 +12,13 @@ import { contentRoutes } from './routes.js';
 export const contentModule: ModuleManifest = {
   name: 'content',
   routes: contentRoutes,
+  tags: [
+    ...CONTENT_TYPE_LIST.map((def) => ({
+      name: contentTag(def),
+      description: `${def.label} content: drafts, publishing, archive`,
+    })),
+    { name: 'nps-surveys', description: 'NPS surveys, their responses and results' },
+  ],
   effects: [surveyResponsesEffect],
   // Expiry first: an announcement past both dates is archived, never published.
   jobs: [

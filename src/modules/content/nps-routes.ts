@@ -3,7 +3,7 @@ import { requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { errors, idParams } from '../../platform/http/schemas.js';
 import { paginationQuery } from '../../platform/pagination.js';
-import { CONTENT_ACTIONS } from './lifecycle.js';
+import { CONTENT_ACTIONS, type ContentAction } from './lifecycle.js';
 import {
   changeNpsSurveyState,
   createNpsSurvey,
@@ -25,6 +25,13 @@ import {
 } from './schemas.js';
 
 const tags = ['nps-surveys'];
+
+type StateAction = Exclude<ContentAction, 'archive'>;
+const ACTION_SUMMARY: Record<StateAction, string> = {
+  publish: 'Publish an NPS survey',
+  unpublish: 'Unpublish an NPS survey (back to draft)',
+  restore: 'Restore an archived NPS survey (back to draft)',
+};
 const read = { auth: requireRole('VIEWER') };
 const write = { auth: requireRole('EDITOR') };
 
@@ -36,6 +43,7 @@ export const npsSurveyRoutes: FastifyPluginAsyncZod = async (app) => {
       config: read,
       schema: {
         tags,
+        summary: 'List NPS surveys',
         querystring: contentListQuery,
         response: { 200: npsSurveyList, ...errors(400, 401, 403) },
       },
@@ -49,6 +57,7 @@ export const npsSurveyRoutes: FastifyPluginAsyncZod = async (app) => {
       config: write,
       schema: {
         tags,
+        summary: 'Create an NPS survey',
         body: createNpsSurveyBody,
         response: { 201: npsSurveyResponse, ...errors(400, 401, 403) },
       },
@@ -61,7 +70,12 @@ export const npsSurveyRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/nps-surveys/:id',
     {
       config: read,
-      schema: { tags, params: idParams, response: { 200: npsSurveyResponse, ...errors(401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Get an NPS survey',
+        params: idParams,
+        response: { 200: npsSurveyResponse, ...errors(401, 403, 404) },
+      },
     },
     async (request) => ({ data: await getNpsSurvey(ctxOf(request), request.params.id) }),
   );
@@ -72,6 +86,7 @@ export const npsSurveyRoutes: FastifyPluginAsyncZod = async (app) => {
       config: write,
       schema: {
         tags,
+        summary: 'Update an NPS survey',
         params: idParams,
         body: patchNpsSurveyBody,
         response: { 200: npsSurveyResponse, ...errors(400, 401, 403, 404) },
@@ -98,13 +113,14 @@ export const npsSurveyRoutes: FastifyPluginAsyncZod = async (app) => {
     }),
   );
 
-  for (const action of CONTENT_ACTIONS.filter((a) => a !== 'archive')) {
+  for (const action of CONTENT_ACTIONS.filter((a): a is StateAction => a !== 'archive')) {
     app.post(
       `/api/nps-surveys/:id/${action}`,
       {
         config: write,
         schema: {
           tags,
+          summary: ACTION_SUMMARY[action],
           params: idParams,
           response: { 200: npsSurveyResponse, ...errors(401, 403, 404, 409) },
         },
@@ -121,6 +137,7 @@ export const npsSurveyRoutes: FastifyPluginAsyncZod = async (app) => {
       config: read,
       schema: {
         tags,
+        summary: "List an NPS survey's responses",
         params: idParams,
         querystring: paginationQuery(),
         response: { 200: npsResponseList, ...errors(400, 401, 403, 404) },
@@ -135,6 +152,7 @@ export const npsSurveyRoutes: FastifyPluginAsyncZod = async (app) => {
       config: read,
       schema: {
         tags,
+        summary: "Get an NPS survey's results",
         params: idParams,
         querystring: npsResultsQuery,
         response: { 200: npsResults, ...errors(400, 401, 403, 404) },

@@ -106,7 +106,6 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['sdk'],
         summary: 'Submit a batch of analytics events (202 once durably stored)',
-        security: [{ apiKey: [] }],
         body: eventsBody,
         response: { 202: eventsAccepted, ...errors(400, 401, 413, 429) },
       },

@@ -32,7 +32,8 @@ export const sdkEvent = z
   .refine((e) => e.type !== 'CUSTOM' || e.name !== undefined, {
     path: ['name'],
     message: 'CUSTOM events need a name',
-  });
+  })
+  .meta({ id: 'SdkEvent' });
 export type SdkEventInput = z.infer<typeof sdkEvent>;
 
 export const eventsBody = z.object({

@@ -8,6 +8,7 @@ import { flowsUsingAudience } from './service.js';
 export const flowsModule: ModuleManifest = {
   name: 'flows',
   routes: flowRoutes,
+  tags: [{ name: 'flows', description: 'Product tours and their steps' }],
   // Expiry first: a flow past both dates is archived, never published.
   jobs: [
     scheduledMovesJob('flow-schedule', {

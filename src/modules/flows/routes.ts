@@ -40,7 +40,12 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/flows',
     {
       config: viewer,
-      schema: { tags, querystring: listFlowsQuery, response: { 200: flowList, ...errors(400, 401, 403) } },
+      schema: {
+        tags,
+        summary: 'List flows',
+        querystring: listFlowsQuery,
+        response: { 200: flowList, ...errors(400, 401, 403) },
+      },
     },
     async (request) => listFlows(ctxOf(request), request.query),
   );
@@ -49,7 +54,12 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/flows',
     {
       config: editor,
-      schema: { tags, body: createFlowBody, response: { 201: flowResponse, ...errors(400, 401, 403) } },
+      schema: {
+        tags,
+        summary: 'Create a flow',
+        body: createFlowBody,
+        response: { 201: flowResponse, ...errors(400, 401, 403) },
+      },
     },
     async (request, reply) => reply.code(201).send({ data: await createFlow(ctxOf(request), request.body) }),
   );
@@ -58,7 +68,12 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/flows/:id',
     {
       config: viewer,
-      schema: { tags, params: idParams, response: { 200: flowResponse, ...errors(401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Get a flow',
+        params: idParams,
+        response: { 200: flowResponse, ...errors(401, 403, 404) },
+      },
     },
     async (request) => ({ data: await getFlow(ctxOf(request), request.params.id) }),
   );
@@ -69,6 +84,7 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: {
         tags,
+        summary: 'Update a flow',
         params: idParams,
         body: updateFlowBody,
         response: { 200: flowResponse, ...errors(400, 401, 403, 404, 409) },
@@ -83,6 +99,7 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: {
         tags,
+        summary: 'Delete (archive) a flow',
         params: idParams,
         querystring: deleteFlowQuery,
         response: { 200: deletedFlowResponse, ...errors(400, 401, 403, 404) },
@@ -102,17 +119,18 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   const lifecycle = [
-    ['publish', publishFlow],
-    ['archive', archiveFlow],
-    ['restore', restoreFlow],
+    ['publish', publishFlow, 'Publish a flow'],
+    ['archive', archiveFlow, 'Archive a flow'],
+    ['restore', restoreFlow, 'Restore an archived flow (back to draft)'],
   ] as const;
-  for (const [action, run] of lifecycle) {
+  for (const [action, run, summary] of lifecycle) {
     app.post(
       `/api/flows/:id/${action}`,
       {
         config: editor,
         schema: {
           tags,
+          summary,
           params: idParams,
           response: { 200: flowResponse, ...errors(400, 401, 403, 404, 409) },
         },
@@ -127,7 +145,12 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/flows/:id/steps',
     {
       config: viewer,
-      schema: { tags, params: idParams, response: { 200: stepList, ...errors(401, 403, 404) } },
+      schema: {
+        tags,
+        summary: "List a flow's steps",
+        params: idParams,
+        response: { 200: stepList, ...errors(401, 403, 404) },
+      },
     },
     async (request) => ({ data: await listSteps(ctxOf(request), request.params.id) }),
   );
@@ -138,6 +161,7 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: {
         tags,
+        summary: 'Add a step to a flow',
         params: idParams,
         body: createStepBody,
         response: { 201: stepResponse, ...errors(400, 401, 403, 404) },
@@ -153,6 +177,7 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: {
         tags,
+        summary: "Reorder a flow's steps",
         params: idParams,
         body: reorderStepsBody,
         response: { 200: stepList, ...errors(400, 401, 403, 404) },
@@ -167,7 +192,12 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/flows/:id/steps/:stepId',
     {
       config: viewer,
-      schema: { tags, params: stepParams, response: { 200: stepResponse, ...errors(401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Get a step',
+        params: stepParams,
+        response: { 200: stepResponse, ...errors(401, 403, 404) },
+      },
     },
     async (request) => ({ data: await getStep(ctxOf(request), request.params.id, request.params.stepId) }),
   );
@@ -178,6 +208,7 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: {
         tags,
+        summary: 'Update a step',
         params: stepParams,
         body: updateStepBody,
         response: { 200: stepResponse, ...errors(400, 401, 403, 404) },
@@ -192,7 +223,12 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/flows/:id/steps/:stepId',
     {
       config: editor,
-      schema: { tags, params: stepParams, response: { 204: emptyResponse, ...errors(401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Delete a step',
+        params: stepParams,
+        response: { 204: emptyResponse, ...errors(401, 403, 404) },
+      },
     },
     async (request, reply) => {
       await deleteStep(ctxOf(request), request.params.id, request.params.stepId);

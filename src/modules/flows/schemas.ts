@@ -95,18 +95,21 @@ export const reorderStepsBody = z.object({
   stepIds: z.array(z.string()).max(MAX_FLOW_STEPS).describe('Every step id of the flow, in the new order'),
 });
 
-export const flowStep = z.object({
-  id: uuid,
-  flowId: uuid,
-  tenantId: uuid,
-  type: z.enum(FLOW_STEP_TYPES),
-  order: z.number().int(),
-  targetSelector: z.string().nullable(),
-  content: jsonObject,
-  settings: jsonObject,
-  createdAt: timestamp,
-  updatedAt: timestamp,
-});
+// Named (`FlowStep`, `Flow`) in the OpenAPI document: the SDK's session delivers these records too.
+export const flowStep = z
+  .object({
+    id: uuid,
+    flowId: uuid,
+    tenantId: uuid,
+    type: z.enum(FLOW_STEP_TYPES),
+    order: z.number().int(),
+    targetSelector: z.string().nullable(),
+    content: jsonObject,
+    settings: jsonObject,
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: 'FlowStep' });
 
 // ---- flows -----------------------------------------------------------------------------------
 
@@ -173,13 +176,15 @@ const flowBase = {
 
 export const flowListItem = z.object({ ...flowBase, _count: z.object({ steps: z.number().int() }) });
 
-export const flowRecord = z.object({
-  ...flowBase,
-  settings: jsonObject,
-  publishedAt: timestamp.nullable(),
-  archivedAt: timestamp.nullable(),
-  steps: z.array(flowStep),
-});
+export const flowRecord = z
+  .object({
+    ...flowBase,
+    settings: jsonObject,
+    publishedAt: timestamp.nullable(),
+    archivedAt: timestamp.nullable(),
+    steps: z.array(flowStep),
+  })
+  .meta({ id: 'Flow' });
 
 export const listFlowsQuery = paginationQuery().extend({
   status: z.enum(FLOW_STATUSES).optional().describe('Default: every status but ARCHIVED'),

@@ -26,13 +26,23 @@ const viewer = { auth: requireRole('VIEWER') };
 export const pricingRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/pricing/plans',
-    { config: viewer, schema: { tags, response: { 200: planList, ...errors(401, 403) } } },
+    {
+      config: viewer,
+      schema: { tags, summary: 'List plans', response: { 200: planList, ...errors(401, 403) } },
+    },
     async (request) => ({ data: await listPlans(ctxOf(request).db) }),
   );
 
   app.get(
     '/api/pricing/current',
-    { config: viewer, schema: { tags, response: { 200: subscriptionResponse, ...errors(401, 403) } } },
+    {
+      config: viewer,
+      schema: {
+        tags,
+        summary: "Get the company's subscription",
+        response: { 200: subscriptionResponse, ...errors(401, 403) },
+      },
+    },
     async (request) => {
       const ctx = ctxOf(request);
       return { data: await getCurrentSubscription(ctx.db, ctx.tenantId, ctx.now) };
@@ -45,6 +55,7 @@ export const pricingRoutes: FastifyPluginAsyncZod = async (app) => {
       config: viewer,
       schema: {
         tags,
+        summary: 'Check whether the plan allows a feature',
         description:
           'A feature outside the plan: allowed false, usage null, reason says why. A limited resource: allowed while used < limit (limit null = unlimited).',
         body: checkFeatureBody,
@@ -59,7 +70,14 @@ export const pricingRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/api/pricing/usage',
-    { config: viewer, schema: { tags, response: { 200: usageResponse, ...errors(401, 403) } } },
+    {
+      config: viewer,
+      schema: {
+        tags,
+        summary: 'Get usage against the plan limits',
+        response: { 200: usageResponse, ...errors(401, 403) },
+      },
+    },
     async (request) => {
       const ctx = ctxOf(request);
       return { data: await getUsage(ctx.db, ctx.tenantId, ctx.now) };
@@ -76,6 +94,7 @@ export const pricingRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: platformAdmin('read') },
       schema: {
         tags: adminTags,
+        summary: "Get a tenant's subscription",
         params: idParams,
         response: { 200: adminSubscriptionResponse, ...errors(401, 404, 429) },
       },
@@ -91,6 +110,7 @@ export const pricingRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: platformAdmin('write') },
       schema: {
         tags: adminTags,
+        summary: "Change a tenant's plan",
         description: 'Moves the tenant to the plan and starts a new one-month period now; effective at once.',
         params: idParams,
         body: changeSubscriptionBody,

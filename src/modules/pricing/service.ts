@@ -1,9 +1,9 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { plans, subscriptions } from '../../db/schema/index.js';
+import { percentage } from '../../engine/math.js';
 import { recordAudit } from '../../platform/audit.js';
 import { validationError } from '../../platform/errors.js';
-import { percentage } from '../../engine/math.js';
 import { decide } from './enforce.js';
 import { isFeatureKey, isLimitKey, PLAN_LIMIT_KEYS, type PlanLimitKey } from './keys.js';
 import { newPeriod } from './period.js';

@@ -16,7 +16,6 @@ import {
 import { openSession } from './session.js';
 
 const tags = ['sdk'];
-const security = [{ apiKey: [] }];
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
 /**
@@ -42,7 +41,6 @@ export const sdkRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: API_KEY },
       schema: {
         tags,
-        security,
         summary: 'Company settings, plan features and locales (ETag; If-None-Match answers 304)',
         response: { 200: sdkConfigResponse, 304: emptyResponse, ...errors(401, 429) },
       },
@@ -63,7 +61,6 @@ export const sdkRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: API_KEY },
       schema: {
         tags,
-        security,
         summary: 'Create or update an end user (traits merge shallowly); links an anonymousId',
         description:
           'An upsert: 200 whether the end user was created or updated (or an anonymous visitor was adopted). Records an IDENTIFY event; its correlationId is sent as X-Correlation-Id.',
@@ -101,7 +98,6 @@ export const sdkRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: API_KEY },
       schema: {
         tags,
-        security,
         summary: 'Open a session: the flows and content to serve this user on this url, in this locale',
         body: sessionBody,
         response: { 201: sessionResponse, ...errors(400, 401, 413, 429) },

@@ -9,17 +9,21 @@ const externalId = z.string().min(1).max(255);
 
 // ---- GET /api/sdk/config ----------------------------------------------------------------------
 
+// The SDK's wire types carry names in the OpenAPI document (`SdkConfig`, `SdkSession`, `SdkEvent`),
+// so that clients import them by name from @guidance/api-types.
 export const sdkConfigResponse = dataOf(
-  z.object({
-    name: z.string().describe('the company name'),
-    plan: z.string().describe('plan name: free, starter, growth, enterprise'),
-    settings: jsonObject.describe('the tenant settings (PATCH /api/tenants/current)'),
-    features: z.record(z.string(), z.boolean()).describe("the plan's feature flags"),
-    locales: z.array(
-      z.object({ code: z.string(), name: z.string(), isDefault: z.boolean(), isRtl: z.boolean() }),
-    ),
-    defaultLocale: z.string().nullable().describe('code of the default locale; null without locales'),
-  }),
+  z
+    .object({
+      name: z.string().describe('the company name'),
+      plan: z.string().describe('plan name: free, starter, growth, enterprise'),
+      settings: jsonObject.describe('the tenant settings (PATCH /api/tenants/current)'),
+      features: z.record(z.string(), z.boolean()).describe("the plan's feature flags"),
+      locales: z.array(
+        z.object({ code: z.string(), name: z.string(), isDefault: z.boolean(), isRtl: z.boolean() }),
+      ),
+      defaultLocale: z.string().nullable().describe('code of the default locale; null without locales'),
+    })
+    .meta({ id: 'SdkConfig' }),
 );
 
 // ---- POST /api/sdk/identify -------------------------------------------------------------------
@@ -65,20 +69,22 @@ const contentEntry = z
   .describe('the content record as GET /api/content/:type/:id (or /api/nps-surveys/:id) shows it');
 
 export const sessionResponse = dataOf(
-  z.object({
-    sessionId: uuid,
-    endUserId: uuid.nullable().describe('null for a session with neither userId nor anonymousId'),
-    flows: z.array(flowRecord),
-    content: z.array(contentEntry),
-    experiments: z.array(z.object({ experimentId: uuid, variantId: uuid, flowId: uuid.nullable() })),
-    journeys: z.array(
-      z.object({
-        journeyId: uuid,
-        enrollmentId: uuid,
-        nodeId: uuid,
-        contentType: z.string(),
-        contentId: z.string(),
-      }),
-    ),
-  }),
+  z
+    .object({
+      sessionId: uuid,
+      endUserId: uuid.nullable().describe('null for a session with neither userId nor anonymousId'),
+      flows: z.array(flowRecord),
+      content: z.array(contentEntry),
+      experiments: z.array(z.object({ experimentId: uuid, variantId: uuid, flowId: uuid.nullable() })),
+      journeys: z.array(
+        z.object({
+          journeyId: uuid,
+          enrollmentId: uuid,
+          nodeId: uuid,
+          contentType: z.string(),
+          contentId: z.string(),
+        }),
+      ),
+    })
+    .meta({ id: 'SdkSession' }),
 );

@@ -1,4 +1,8 @@
 import type { ModuleManifest } from '../../deps.js';
 import { tenantRoutes } from './routes.js';
 
-export const tenantsModule: ModuleManifest = { name: 'tenants', routes: tenantRoutes };
+export const tenantsModule: ModuleManifest = {
+  name: 'tenants',
+  routes: tenantRoutes,
+  tags: [{ name: 'tenants', description: 'The current company, its members and invites' }],
+};

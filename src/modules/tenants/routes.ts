@@ -34,7 +34,14 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/api/tenants/current',
-    { config: viewer, schema: { tags, response: { 200: tenantResponse, ...errors(401, 403) } } },
+    {
+      config: viewer,
+      schema: {
+        tags,
+        summary: 'Get the current company',
+        response: { 200: tenantResponse, ...errors(401, 403) },
+      },
+    },
     async (request) => ({ data: await getCurrentTenant(ctxOf(request)) }),
   );
 
@@ -44,6 +51,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
       config: admin,
       schema: {
         tags,
+        summary: 'Update the current company',
         description:
           'Partial update. `settings` is merged shallowly into the stored settings: a key set to null is removed, keys not sent are kept (64 KiB cap).',
         body: updateTenantBody,
@@ -59,6 +67,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
       config: viewer,
       schema: {
         tags,
+        summary: 'List members and pending invites',
         querystring: listMembersQuery,
         response: { 200: memberList, ...errors(400, 401, 403) },
       },
@@ -72,6 +81,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
       config: admin,
       schema: {
         tags,
+        summary: 'Invite a member by email',
         description: 'Invites by email: a pending member; inviting an OWNER needs the OWNER role.',
         body: inviteMemberBody,
         response: { 201: memberResponse, ...errors(400, 401, 403, 409) },
@@ -87,7 +97,12 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/tenants/members/:id',
     {
       config: viewer,
-      schema: { tags, params: idParams, response: { 200: memberResponse, ...errors(401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Get a member',
+        params: idParams,
+        response: { 200: memberResponse, ...errors(401, 403, 404) },
+      },
     },
     async (request) => ({ data: await getMember(ctxOf(request), request.params.id) }),
   );
@@ -98,6 +113,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
       config: owner,
       schema: {
         tags,
+        summary: "Change a member's role",
         description:
           "Changes a member's role. A demotion revokes the member's usable invite links that grant a role above the new one.",
         params: idParams,
@@ -116,6 +132,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
       config: admin,
       schema: {
         tags,
+        summary: 'Remove a member or withdraw an invite',
         description:
           'Removes the member (or withdraws a pending invite), revokes their sessions in this tenant and every usable invite link they created. Removing an OWNER needs the OWNER role.',
         params: idParams,
@@ -132,7 +149,12 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/tenants/members/:id/resend-invite',
     {
       config: admin,
-      schema: { tags, params: idParams, response: { 200: memberResponse, ...errors(401, 403, 404, 409) } },
+      schema: {
+        tags,
+        summary: 'Resend a pending invite',
+        params: idParams,
+        response: { 200: memberResponse, ...errors(401, 403, 404, 409) },
+      },
     },
     async (request) => ({ data: await resendInvite(ctxOf(request), env, request.params.id) }),
   );
@@ -143,6 +165,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
       config: admin,
       schema: {
         tags,
+        summary: 'Create an invite link',
         body: inviteLinkBody,
         response: { 201: inviteLinkResponse, ...errors(400, 401, 403) },
       },
@@ -159,6 +182,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
       config: admin,
       schema: {
         tags,
+        summary: 'List usable invite links',
         description:
           'The usable (neither expired nor revoked) invite links, newest first; never their tokens.',
         querystring: listInviteLinksQuery,
@@ -174,6 +198,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
       config: admin,
       schema: {
         tags,
+        summary: 'Revoke an invite link',
         description:
           'Revokes a usable invite link: it stops working at once. An OWNER link needs the OWNER role; an unknown, expired or already revoked link answers 404.',
         params: idParams,

@@ -36,6 +36,7 @@ export const translationRoutes: FastifyPluginAsyncZod = async (app) => {
       config: viewer,
       schema: {
         tags,
+        summary: 'List translations',
         querystring: listTranslationsQuery,
         response: { 200: translationList, ...errors(400, 401, 403) },
       },
@@ -49,6 +50,7 @@ export const translationRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: {
         tags,
+        summary: 'Create or update a translation',
         description:
           'Upsert on (locale, contentType, contentId, fieldName): 201 when created (version 1), 200 when an ' +
           'existing translation was overwritten (version + 1). `version` = the version last read (0: must not ' +
@@ -69,6 +71,7 @@ export const translationRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: {
         tags,
+        summary: 'Create or update translations in bulk',
         description:
           'All or nothing, 1 to 1000 rows: an unknown locale (`translations.N.localeCode`) or the same key ' +
           'twice (`translations.N`) rejects the whole request. Existing keys are overwritten (version + 1).',
@@ -83,14 +86,22 @@ export const translationRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/translations/status',
     {
       config: viewer,
-      schema: { tags, querystring: statusQuery, response: { 200: statusResponse, ...errors(400, 401, 403) } },
+      schema: {
+        tags,
+        summary: 'Get translation coverage per locale',
+        querystring: statusQuery,
+        response: { 200: statusResponse, ...errors(400, 401, 403) },
+      },
     },
     async (request) => ({ data: await translationStatus(ctxOf(request), request.query.contentType) }),
   );
 
   app.get(
     '/api/translations/locales',
-    { config: viewer, schema: { tags, response: { 200: localeList, ...errors(401, 403) } } },
+    {
+      config: viewer,
+      schema: { tags, summary: 'List locales', response: { 200: localeList, ...errors(401, 403) } },
+    },
     async (request) => {
       const ctx = ctxOf(request);
       return { data: await listLocales(ctx.db, ctx.tenantId) };
@@ -103,6 +114,7 @@ export const translationRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: {
         tags,
+        summary: 'Add a locale',
         description:
           "`isDefault` and `isRtl` are required. The tenant's first locale becomes its default even with " +
           '`isDefault: false`. `isDefault: true` unsets the previous default. ' +
@@ -122,7 +134,12 @@ export const translationRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/translations/locales/:id',
     {
       config: viewer,
-      schema: { tags, params: idParams, response: { 200: localeResponse, ...errors(401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Get a locale',
+        params: idParams,
+        response: { 200: localeResponse, ...errors(401, 403, 404) },
+      },
     },
     async (request) => ({ data: await getLocale(ctxOf(request), request.params.id) }),
   );
@@ -133,6 +150,7 @@ export const translationRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: {
         tags,
+        summary: 'Update a locale',
         description:
           'The code never changes. `isDefault: true` unsets the previous default; `isDefault: false` on the ' +
           'default locale → 400 (make another locale the default instead).',
@@ -154,6 +172,7 @@ export const translationRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: {
         tags,
+        summary: 'Delete a locale',
         description:
           '409 LOCALE_IN_USE while translations use the locale, unless `force=true` (they are deleted too). ' +
           'Deleting the default locale makes the oldest remaining locale (createdAt, then code) the default.',
@@ -173,7 +192,12 @@ export const translationRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/translations/:id',
     {
       config: viewer,
-      schema: { tags, params: idParams, response: { 200: translationResponse, ...errors(401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Get a translation',
+        params: idParams,
+        response: { 200: translationResponse, ...errors(401, 403, 404) },
+      },
     },
     async (request) => ({ data: await getTranslation(ctxOf(request), request.params.id) }),
   );
@@ -184,6 +208,7 @@ export const translationRoutes: FastifyPluginAsyncZod = async (app) => {
       config: editor,
       schema: {
         tags,
+        summary: 'Update a translation',
         description:
           'Same version rule as the upsert: `version` other than the stored one → 409 VERSION_CONFLICT.',
         params: idParams,

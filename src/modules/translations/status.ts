@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { sqlRows } from '../../db/raw.js';
-import type { ServiceCtx } from '../../platform/context.js';
 import { percentage } from '../../engine/math.js';
+import type { ServiceCtx } from '../../platform/context.js';
 
 export interface LocaleStatus {
   localeCode: string;

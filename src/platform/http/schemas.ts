@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ROLES } from '../../db/schema/index.js';
+import { ERROR_CATEGORIES, ERROR_CODES } from '../errors.js';
 
 /**
  * Shared zod building blocks. Timestamps are Dates inside the service and ISO 8601 strings on
@@ -44,15 +45,24 @@ export const listMeta = z.object({
 
 export const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: listMeta });
 
-export const errorEnvelope = z.object({
-  error: z.object({
-    message: z.string(),
-    statusCode: z.number().int(),
-    code: z.string(),
-    category: z.string(),
-    details: z.unknown().optional(),
-  }),
-});
+/** The envelope of every error answer; named `Error` in the OpenAPI document. */
+export const errorEnvelope = z
+  .object({
+    error: z.object({
+      message: z.string().describe('Human-readable; may change between versions'),
+      statusCode: z.number().int().describe('The HTTP status, repeated'),
+      code: z.enum(ERROR_CODES).describe('Stable machine-readable code: branch on this'),
+      category: z.enum(ERROR_CATEGORIES),
+      details: z
+        .unknown()
+        .optional()
+        .describe(
+          'VALIDATION_ERROR: [{ path, message }] with dotted paths (`query.`/`params.` prefixed); ' +
+            'INVALID_STATE_TRANSITION: { from, action }; other codes: as documented on the operation',
+        ),
+    }),
+  })
+  .meta({ id: 'Error', description: 'The error envelope of every 4xx and 5xx answer' });
 
 /** Error responses for OpenAPI: declare the statuses a route can answer with. */
 export const errors = (...statuses: number[]) =>
