@@ -107,6 +107,11 @@ export interface ContributorChoice {
   withhold?: string[];
   /** Item ids to serve in this session even if on demand (journey content due now). */
   include?: string[];
+  /**
+   * What this session decided for the first time and must be stored before it answers (an
+   * experiment assignment at first exposure); stored by the contributor's `remember`.
+   */
+  remember?: unknown[];
 }
 
 /** The session as contributors see it. */
@@ -133,6 +138,8 @@ export interface SessionChoice {
   content: number[];
   experiments: ExperimentAssignment[];
   journeys: JourneyDue[];
+  /** Per contributor (index into the choosers), what to store before answering. */
+  remember: { contributor: number; items: unknown[] }[];
 }
 
 function chooseList(
@@ -164,10 +171,12 @@ export function chooseSession(
 ): SessionChoice {
   const experiments: ExperimentAssignment[] = [];
   const journeys: JourneyDue[] = [];
+  const remember: SessionChoice['remember'] = [];
   let withheld = NONE;
   let included = NONE;
-  for (const choose of contributors) {
-    const choice = choose(facts);
+  for (let i = 0; i < contributors.length; i++) {
+    const choice = contributors[i]!(facts);
+    if (choice.remember?.length) remember.push({ contributor: i, items: choice.remember });
     if (choice.experiments) experiments.push(...choice.experiments);
     if (choice.journeys) journeys.push(...choice.journeys);
     if (choice.withhold?.length) withheld = new Set([...withheld, ...choice.withhold]);
@@ -178,5 +187,6 @@ export function chooseSession(
     content: chooseList(items.content, filter, withheld, included),
     experiments,
     journeys,
+    remember,
   };
 }

@@ -11,6 +11,10 @@ import type { ContributorChoice, Servable, SessionFacts } from '../../engine/del
  * - `userState` (optional) is the per end-user state its choice needs, read in the session's one
  *   lookup statement (no query of its own per session).
  * - `choose` (optional) is its pure per-session choice (experiment variants, journey content).
+ * - `remember` (optional) stores what a choice decided for the first time (`remember` items of
+ *   the choice), before the session answers: concurrent sessions' items in one call, and it must
+ *   be idempotent (two first sessions of one user may both remember the same thing). Only the
+ *   first session of a decision writes; later ones read it back through `userState`.
  */
 
 /** One item a contributor serves, with what the session needs to serve and translate it. */
@@ -50,6 +54,13 @@ export interface DeliveryContributor<Data = unknown, State = unknown> {
   load(tx: Executor, tenantId: string): Promise<DeliveryPart<Data>>;
   userState?: UserStateQuery<State>;
   choose?(data: Data, state: State | null, facts: SessionFacts): ContributorChoice;
+  remember?(exec: Executor, entries: RememberEntry[]): Promise<void>;
+}
+
+export interface RememberEntry {
+  tenantId: string;
+  endUserId: string;
+  items: unknown[];
 }
 
 declare module '../../deps.js' {

@@ -13,7 +13,7 @@ import {
   sessionBody,
   sessionResponse,
 } from './schemas.js';
-import { openSession } from './session.js';
+import { openSession, rememberersOf } from './session.js';
 
 const tags = ['sdk'];
 const JSON_UTF8 = 'application/json; charset=utf-8';
@@ -27,12 +27,14 @@ export const sdkRoutes: FastifyPluginAsyncZod = async (app) => {
   const { recorder } = app.eventLog;
   const contributors = deps.modules.delivery;
   const configs = createConfigCache({ db: deps.database.db, changes: deps.changes, clock: deps.clock });
+  const choosing = contributors.filter((c) => c.choose);
   const sessionEnv = {
     clock: deps.clock,
     recorder,
     lookup: createSessionLookup(deps.database, contributors),
     cache: createDeliveryCache({ database: deps.database, log: deps.log, contributors }),
-    contributors: contributors.filter((c) => c.choose),
+    contributors: choosing,
+    rememberers: rememberersOf(deps.database, choosing),
   };
 
   app.get(

@@ -14,7 +14,7 @@ import {
 } from '../../../test/helpers/sdk.js';
 import { endUserItemStates, endUsers, eventBatches } from '../../db/schema/index.js';
 import type { SessionFacts } from '../../engine/delivery.js';
-import type { DeliveryContributor } from '../delivery/contract.js';
+import type { DeliveryContributor, RememberEntry } from '../delivery/contract.js';
 import { processPendingEvents } from '../events/processor.js';
 import type { StoredEvent } from '../events/types.js';
 import { allModules } from '../index.js';
@@ -634,6 +634,7 @@ describe('POST /api/sdk/session', () => {
   it('adds what delivery contributors choose (experiments, journeys), from their snapshot part and user state', async () => {
     const facts: SessionFacts[] = [];
     const loads: string[] = [];
+    const remembered: RememberEntry[][] = [];
     const contributor: DeliveryContributor<{ marker: string }, { ext: string | null }> = {
       name: 'test-contributor',
       async load(_tx, tenantId) {
@@ -651,6 +652,8 @@ describe('POST /api/sdk/session', () => {
         const [flowId, variant] = ids as [string, string];
         if (!flowId) return {};
         return {
+          // A first decision (no state yet) is remembered before the session answers.
+          ...(state && state.ext === null ? { remember: [`first:${flowId}`] } : {}),
           experiments: [{ experimentId: flowId, variantId: data.marker, flowId: state?.ext ?? null }],
           journeys: [
             {
@@ -663,6 +666,9 @@ describe('POST /api/sdk/session', () => {
           ],
           withhold: [variant],
         };
+      },
+      async remember(_exec, entries) {
+        remembered.push(entries);
       },
     };
     const app = await createTestApp({ modules: [...allModules, { name: 'test', delivery: [contributor] }] });
@@ -691,11 +697,23 @@ describe('POST /api/sdk/session', () => {
         locale: 'en',
       });
       expect(payload.flows.map((f) => f.id)).toEqual([flowId]);
+      expect(remembered).toEqual([
+        [{ tenantId: tenant.tenantId, endUserId: payload.endUserId, items: [`first:${flowId}`] }],
+      ]);
       // Known end user now: its state comes from the same statement; the snapshot was loaded once.
       const again = (await sdk('POST', '/api/sdk/session', { userId: 'u-x', url })).json().data as Payload;
       expect(again.experiments).toEqual([
         { experimentId: flowId, variantId: `data of ${tenant.tenantId}`, flowId: 'u-x' },
       ]);
+      expect(remembered).toHaveLength(1);
+      // Concurrent first sessions of new users: their decisions are stored together, each before its answer.
+      const firsts = await Promise.all(
+        ['n1', 'n2', 'n3'].map((userId) => sdk('POST', '/api/sdk/session', { userId, url })),
+      );
+      const stored = remembered.slice(1).flat();
+      expect(stored.map((e) => e.endUserId).sort()).toEqual(
+        firsts.map((r) => r.json().data.endUserId).sort(),
+      );
       expect(loads.filter((id) => id === tenant.tenantId)).toHaveLength(1);
       // Without an end user the contributor's state is null.
       const anonymous = (await sdk('POST', '/api/sdk/session', { url })).json().data as Payload;

@@ -1,3 +1,4 @@
+import type { DatabaseHandle } from '../../db/client.js';
 import {
   audienceMatcher,
   type ContributorChooser,
@@ -5,9 +6,10 @@ import {
   type SessionFacts,
 } from '../../engine/delivery.js';
 import type { RuleContext } from '../../engine/rules.js';
+import { createBatcher } from '../../platform/batcher.js';
 import { newId } from '../../platform/ids.js';
 import type { DeliveryCache, LocaleView, Snapshot } from '../delivery/cache.js';
-import type { DeliveryContributor } from '../delivery/contract.js';
+import type { DeliveryContributor, RememberEntry } from '../delivery/contract.js';
 import type { SessionLookup, SessionLookupFn } from '../delivery/lookup.js';
 import { type EventRecorder, serverEvent } from '../events/recorder.js';
 import type { StoredEvent } from '../events/types.js';
@@ -27,6 +29,25 @@ export interface SessionEnv {
   recorder: EventRecorder;
   /** The contributors that choose per session (those with `choose`). */
   contributors: readonly DeliveryContributor[];
+  /** Per contributor with `remember`, index-aligned with `contributors`: stores through group writes. */
+  rememberers: readonly (((entry: RememberEntry) => Promise<void>) | null)[];
+}
+
+/** One group writer per contributor that remembers (concurrent sessions' first exposures in one statement). */
+export function rememberersOf(
+  database: DatabaseHandle,
+  contributors: readonly DeliveryContributor[],
+): SessionEnv['rememberers'] {
+  return contributors.map((c) => {
+    if (!c.remember) return null;
+    const batcher = createBatcher<RememberEntry, void>({
+      run: async (entries) => {
+        await c.remember!(database.db, entries);
+        return entries.map(() => undefined);
+      },
+    });
+    return (entry) => batcher.load(entry);
+  });
 }
 
 /**
@@ -159,6 +180,15 @@ export async function openSession(
     facts,
     choosers(env, snapshot, user),
   );
+
+  if (choice.remember.length > 0 && user.endUserId !== null) {
+    const endUserId = user.endUserId;
+    await Promise.all(
+      choice.remember.map(({ contributor, items }) =>
+        env.rememberers[contributor]?.({ tenantId, endUserId, items }),
+      ),
+    );
+  }
 
   // The response is assembled from the items' pre-encoded bytes: no per-request serialization.
   const body = Buffer.concat([
