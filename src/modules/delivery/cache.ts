@@ -81,6 +81,20 @@ const frequencySettings = z
 export const frequencyOf = (settings: unknown): FrequencySettings =>
   frequencySettings.parse(settings ?? {}).frequency;
 
+/**
+ * One item per record: two contributors may bring the same one (a published flow that is also a
+ * journey's content). The one served on its own wins over an on-demand copy.
+ */
+function oncePerItem(items: DeliveryItem[]): DeliveryItem[] {
+  const byKey = new Map<string, DeliveryItem>();
+  for (const item of items) {
+    const key = `${item.kind}:${item.servable.id}`;
+    const seen = byKey.get(key);
+    if (!seen || (seen.servable.onDemand && !item.servable.onDemand)) byKey.set(key, item);
+  }
+  return byKey.size === items.length ? items : [...byKey.values()];
+}
+
 const byPriority = (a: DeliveryItem, b: DeliveryItem) =>
   a.at - b.at || (a.servable.id < b.servable.id ? -1 : a.servable.id > b.servable.id ? 1 : 0);
 
@@ -105,14 +119,15 @@ async function readSnapshot(
     for (const id of part.audienceIds ?? []) audienceIds.add(id);
     if (part.data !== undefined) parts.set(contributor.name, part.data);
   }
-  for (const item of items) if (item.servable.audienceId) audienceIds.add(item.servable.audienceId);
+  const unique = oncePerItem(items);
+  for (const item of unique) if (item.servable.audienceId) audienceIds.add(item.servable.audienceId);
   const audiences =
     audienceIds.size > 0 ? await loadLiveAudiences(tx, tenantId, [...audienceIds]) : new Map();
   const localeRows = await rawQuery<{ code: string }>(tx, 'select code from locales where tenant_id = $1', [
     tenantId,
   ]);
-  const flows = items.filter((i) => i.kind === 'flow').sort(byPriority);
-  const content = items.filter((i) => i.kind === 'content').sort(byPriority);
+  const flows = unique.filter((i) => i.kind === 'flow').sort(byPriority);
+  const content = unique.filter((i) => i.kind === 'content').sort(byPriority);
   return {
     tenantId,
     version: Number(head?.version ?? 0),
