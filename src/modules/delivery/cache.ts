@@ -85,7 +85,7 @@ export const frequencyOf = (settings: unknown): FrequencySettings =>
  * One item per record: two contributors may bring the same one (a published flow that is also a
  * journey's content). The one served on its own wins over an on-demand copy.
  */
-function oncePerItem(items: DeliveryItem[]): DeliveryItem[] {
+export function oncePerItem(items: DeliveryItem[]): DeliveryItem[] {
   const byKey = new Map<string, DeliveryItem>();
   for (const item of items) {
     const key = `${item.kind}:${item.servable.id}`;
