@@ -37,7 +37,7 @@ describe('schema truth: the migrations and the drizzle schema describe one datab
     );
     for (const statement of statements) await fromDrizzle.handle.query(statement);
     catalogs = [await readCatalog(fromMigrations.handle), await readCatalog(fromDrizzle.handle)];
-  });
+  }, 120_000);
   afterAll(async () => {
     await fromMigrations?.close();
     await fromDrizzle?.close();

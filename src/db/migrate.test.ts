@@ -17,7 +17,8 @@ afterEach(async () => {
 const edited = (files: MigrationFile[], name: string, sql: string): MigrationFile[] =>
   files.map((f) => (f.name === name ? { name, sql, checksum: checksumOf(sql) } : f));
 
-describe('migrations: applied files are immutable', () => {
+// Each test migrates fresh databases from scratch: slow on a loaded machine, not a hang.
+describe('migrations: applied files are immutable', { timeout: 120_000 }, () => {
   it('records the sha256 of every file it applies', async () => {
     const db = await emptyDatabase();
     const files = listMigrations();

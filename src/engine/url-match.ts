@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
 import safeRegex from 'safe-regex2';
 
@@ -20,27 +21,19 @@ export const MAX_REGEX_PATTERN_LENGTH = 500;
 export const MAX_REGEX_INPUT_LENGTH = 10_000;
 const MAX_CACHED_PATTERNS = 500;
 
-/** Compiled patterns, most recently used last; `null` remembers a pattern that does not compile. */
-const compiled = new Map<string, RE2JS | null>();
+/** Compiled patterns (least recently used dropped); `{ re: null }` remembers a pattern that does not compile. */
+const compiled = new LRUCache<string, { re: RE2JS | null }>({ max: MAX_CACHED_PATTERNS });
 
 function compileCached(key: string, build: () => RE2JS): RE2JS | null {
   const hit = compiled.get(key);
-  if (hit !== undefined) {
-    compiled.delete(key);
-    compiled.set(key, hit);
-    return hit;
-  }
+  if (hit) return hit.re;
   let re: RE2JS | null;
   try {
     re = build();
   } catch {
     re = null;
   }
-  if (compiled.size >= MAX_CACHED_PATTERNS) {
-    const oldest = compiled.keys().next().value;
-    if (oldest !== undefined) compiled.delete(oldest);
-  }
-  compiled.set(key, re);
+  compiled.set(key, { re });
   return re;
 }
 
