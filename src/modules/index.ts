@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { aiRoutes } from './ai/routes.js';
 import { analyticsRoutes } from './analytics/routes.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { audienceRoutes } from './audiences/routes.js';
@@ -30,6 +31,7 @@ const modules: FastifyPluginAsyncZod[] = [
   pricingRoutes,
   sdkRoutes,
   analyticsRoutes,
+  aiRoutes,
 ];
 
 export async function registerModules(app: FastifyInstance): Promise<void> {

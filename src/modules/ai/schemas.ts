@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { AI_PROVIDERS } from '../../db/schema/index.js';
+import { dataOf, jsonObject, listOf, timestamp, uuid } from '../../platform/http/schemas.js';
+import { paginationQuery } from '../../platform/pagination.js';
+
+// ---- configuration ----------------------------------------------------------------------------
+
+export const aiConfigRecord = z.object({
+  id: uuid,
+  tenantId: uuid,
+  provider: z.enum(AI_PROVIDERS),
+  model: z.string().nullable().describe("null: the provider's default model"),
+  maskedKey: z.string().describe('e.g. sk-...abcd; the key itself is never returned'),
+  isEnabled: z.boolean(),
+  lastVerifiedAt: timestamp.nullable(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export const saveAiConfigBody = z.object({
+  provider: z.enum(AI_PROVIDERS),
+  apiKey: z.string().trim().min(8).max(500).describe('verified with the provider, then stored encrypted'),
+  model: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be a model id such as gpt-4.1-mini')
+    .optional()
+    .describe("a model of the provider; default: the provider's default model"),
+});
+
+export const toggleAiConfigBody = z.object({ enabled: z.boolean() });
+
+export const aiConfigResponse = dataOf(aiConfigRecord);
+export const aiConfigOrNull = dataOf(aiConfigRecord.nullable());
+
+// ---- knowledge base ---------------------------------------------------------------------------
+
+const tag = z.string().trim().min(1).max(50);
+
+export const MAX_ARTICLE_LENGTH = 100_000;
+
+export const createArticleBody = z.object({
+  title: z.string().trim().min(1).max(255),
+  content: z.string().trim().min(1).max(MAX_ARTICLE_LENGTH).describe('markdown'),
+  category: z.string().trim().min(1).max(100).nullable().optional(),
+  tags: z
+    .array(tag)
+    .max(50)
+    .optional()
+    .transform((tags) => (tags ? [...new Set(tags)] : tags))
+    .describe('duplicates are dropped'),
+  metadata: jsonObject.optional(),
+});
+export type CreateArticleInput = z.output<typeof createArticleBody>;
+
+export const updateArticleBody = createArticleBody.partial();
+export type UpdateArticleInput = z.output<typeof updateArticleBody>;
+
+export const listArticlesQuery = paginationQuery().extend({
+  search: z
+    .string()
+    .trim()
+    .min(1)
+    .max(500)
+    .optional()
+    .describe('full text (web search syntax: "quoted phrase", or, -exclude); ranked by relevance'),
+  category: z.string().trim().min(1).max(100).optional(),
+});
+export type ListArticlesQuery = z.output<typeof listArticlesQuery>;
+
+export const article = z.object({
+  id: uuid,
+  tenantId: uuid,
+  title: z.string(),
+  content: z.string(),
+  category: z.string().nullable(),
+  tags: z.array(z.string()),
+  metadata: jsonObject,
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export const articleResponse = dataOf(article);
+export const articleList = listOf(article);
