@@ -1,3 +1,4 @@
+import { AI_EMBEDDINGS_JOB, embedPendingArticles } from '../modules/ai/embeddings.js';
 import { EVENT_PROCESSOR } from '../modules/sdk/events-routes.js';
 import { eventEffects } from './event-effects.js';
 import { ASSUMED_EVENTS_PER_BATCH, processPendingEvents } from './event-processor.js';
@@ -39,4 +40,12 @@ export const workers: Worker[] = [
     },
   },
   schedulerWorker,
+  {
+    // Knowledge-base embeddings (only where pgvector exists); woken by article writes.
+    name: AI_EMBEDDINGS_JOB,
+    intervalMs: 30_000,
+    run: async (deps) => {
+      await embedPendingArticles(deps);
+    },
+  },
 ];
