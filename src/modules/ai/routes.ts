@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { assistantRoutes } from './assistant-routes.js';
 import { aiConfigRoutes } from './config-routes.js';
 import { kbRoutes } from './kb-routes.js';
 import { hasVectorSupport } from './vector-support.js';
@@ -15,4 +16,5 @@ export const aiRoutes: FastifyPluginAsyncZod = async (app) => {
   });
   await app.register(aiConfigRoutes);
   await app.register(kbRoutes);
+  await app.register(assistantRoutes);
 };

@@ -84,3 +84,50 @@ export const article = z.object({
 
 export const articleResponse = dataOf(article);
 export const articleList = listOf(article);
+
+// ---- assistant --------------------------------------------------------------------------------
+
+const MAX_CONTEXT_JSON = 4_000;
+
+export const queryBody = z.object({
+  message: z.string().trim().min(1).max(4_000),
+  conversationId: uuid.optional().describe('continues that conversation; omit to start a new one'),
+  context: jsonObject
+    .refine(
+      (c) => JSON.stringify(c).length <= MAX_CONTEXT_JSON,
+      `must be at most ${MAX_CONTEXT_JSON} characters as JSON`,
+    )
+    .optional()
+    .describe('what the user is looking at (page, plan, role…), given to the model as data'),
+});
+
+export const citation = z.object({ articleId: uuid, title: z.string() });
+
+export const conversationMessage = z.object({
+  role: z.enum(['user', 'assistant']),
+  content: z.string(),
+  timestamp: z.string(),
+  citations: z.array(citation).optional().describe('on assistant messages: the articles the answer used'),
+});
+
+export const queryResponse = dataOf(
+  z.object({
+    conversationId: uuid,
+    response: z.string(),
+    citations: z.array(citation),
+    messages: z.array(conversationMessage),
+  }),
+);
+
+export const conversation = z.object({
+  id: uuid,
+  tenantId: uuid,
+  startedBy: uuid.nullable(),
+  messages: z.array(conversationMessage),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export const conversationList = listOf(conversation);
+export const conversationResponse = dataOf(conversation);
+export const listConversationsQuery = paginationQuery();
