@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { assistantRoutes } from './assistant-routes.js';
 import { aiConfigRoutes } from './config-routes.js';
+import { generationRoutes } from './generation-routes.js';
 import { kbRoutes } from './kb-routes.js';
 import { hasVectorSupport } from './vector-support.js';
 
@@ -17,4 +18,5 @@ export const aiRoutes: FastifyPluginAsyncZod = async (app) => {
   await app.register(aiConfigRoutes);
   await app.register(kbRoutes);
   await app.register(assistantRoutes);
+  await app.register(generationRoutes);
 };

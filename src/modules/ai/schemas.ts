@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { AI_PROVIDERS } from '../../db/schema/index.js';
 import { dataOf, jsonObject, listOf, timestamp, uuid } from '../../platform/http/schemas.js';
 import { paginationQuery } from '../../platform/pagination.js';
+import { FLOW_STEP_TYPES } from '../flows/schemas.js';
+import { GENERATION_TYPES } from './generation.js';
 
 // ---- configuration ----------------------------------------------------------------------------
 
@@ -131,3 +133,76 @@ export const conversation = z.object({
 export const conversationList = listOf(conversation);
 export const conversationResponse = dataOf(conversation);
 export const listConversationsQuery = paginationQuery();
+
+// ---- generation -------------------------------------------------------------------------------
+
+const generationType = z.enum(GENERATION_TYPES).describe('journey: not available yet (400)');
+
+export const generateContentBody = z.object({
+  type: generationType,
+  siteId: uuid,
+  description: z.string().trim().min(1).max(2_000),
+});
+
+const preview = z.object({
+  title: z.string(),
+  summary: z.string().nullable(),
+  items: z.array(z.string()),
+});
+
+export const generateContentResponse = dataOf(
+  z.object({
+    aiData: jsonObject.describe(
+      'the create body of the matching endpoint, without siteId; commit it as is or edited',
+    ),
+    preview,
+    tokensUsed: z.number().int().min(0),
+  }),
+);
+
+export const commitContentBody = z.object({
+  type: generationType,
+  siteId: uuid,
+  aiData: jsonObject,
+});
+
+export const commitContentResponse = dataOf(
+  z.object({
+    parentId: uuid,
+    parentType: generationType,
+    createdSubItemIds: z
+      .record(z.string(), z.array(z.union([z.string(), z.number().int()])))
+      .optional()
+      .describe(
+        'flows: { steps: [ids] }; surveys: { questions: [keys] }; task lists: { items: [positions] }',
+      ),
+  }),
+);
+
+export const suggestFlowBody = z.object({
+  goal: z.string().trim().min(1).max(2_000),
+  pageUrl: z.string().trim().min(1).max(2_048).optional(),
+  userSegment: z.string().trim().min(1).max(500).optional(),
+});
+
+export const suggestFlowResponse = dataOf(
+  z.object({
+    suggestion: z.string(),
+    steps: z
+      .array(z.looseObject({ type: z.enum(FLOW_STEP_TYPES) }))
+      .describe('as the steps of POST /api/flows'),
+    tokensUsed: z.number().int().min(0),
+  }),
+);
+
+export const suggestAudienceBody = z.object({ description: z.string().trim().min(1).max(500) });
+
+export const suggestAudienceResponse = dataOf(
+  z.object({
+    name: z.string(),
+    description: z.string().nullable(),
+    ruleTree: jsonObject.describe('accepted as is by POST /api/audiences'),
+    explanation: z.string().nullable(),
+    tokensUsed: z.number().int().min(0),
+  }),
+);
