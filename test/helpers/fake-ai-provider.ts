@@ -37,7 +37,7 @@ export type Reply =
   /** Never answers (the request hangs until the client gives up). */
   | { hang: true };
 
-type ReplySource = Reply | ((request: FakeRequest) => Reply);
+type ReplySource = Reply | ((request: FakeRequest) => Reply | Promise<Reply>);
 
 export const FAKE_VALID_KEY = 'sk-test-valid-0123456789abcdefWXYZ';
 
@@ -260,7 +260,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     }
 
     const source = queues[kind].shift() ?? fake.fallback[kind];
-    const reply = typeof source === 'function' ? source(request) : source;
+    const reply = typeof source === 'function' ? await source(request) : source;
     if ('hang' in reply) return; // the socket stays open until the client aborts or close()
     if ('status' in reply) {
       return send(

@@ -12,8 +12,11 @@ import {
   suggestAudienceResponse,
   suggestFlowBody,
   suggestFlowResponse,
+  translateBody,
+  translateResponse,
 } from './schemas.js';
 import { suggestAudience, suggestFlow } from './suggest.js';
+import { translateContent } from './translate.js';
 
 const tags = ['ai'];
 const editor = { auth: requireRole('EDITOR') };
@@ -68,5 +71,20 @@ export const generationRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: { tags, body: suggestAudienceBody, response: { 200: suggestAudienceResponse, ...aiErrors } },
     },
     async (request) => ({ data: await suggestAudience(ctxOf(request), app.deps, request.body.description) }),
+  );
+
+  app.post(
+    '/api/ai/translate',
+    {
+      config: editor,
+      schema: {
+        tags,
+        description:
+          "Translates a flow's or content item's texts into a locale of the tenant and writes them as translations. Existing translations are kept unless overwrite; one changed meanwhile is skipped (version check).",
+        body: translateBody,
+        response: { 200: translateResponse, ...errors(400, 401, 402, 403, 404, 500) },
+      },
+    },
+    async (request) => ({ data: await translateContent(ctxOf(request), app.deps, request.body) }),
   );
 };

@@ -4,6 +4,7 @@ import { dataOf, jsonObject, listOf, timestamp, uuid } from '../../platform/http
 import { paginationQuery } from '../../platform/pagination.js';
 import { FLOW_STEP_TYPES } from '../flows/schemas.js';
 import { GENERATION_TYPES } from './generation.js';
+import { TRANSLATABLE_TYPES } from './translate.js';
 
 // ---- configuration ----------------------------------------------------------------------------
 
@@ -203,6 +204,26 @@ export const suggestAudienceResponse = dataOf(
     description: z.string().nullable(),
     ruleTree: jsonObject.describe('accepted as is by POST /api/audiences'),
     explanation: z.string().nullable(),
+    tokensUsed: z.number().int().min(0),
+  }),
+);
+
+// ---- translation ------------------------------------------------------------------------------
+
+export const translateBody = z.object({
+  contentType: z.enum(TRANSLATABLE_TYPES),
+  contentId: z.string().describe('the flow or content item'),
+  locale: z.string().trim().min(2).max(35).describe('a locale code of the tenant'),
+  overwrite: z.boolean().optional().describe('also replace existing translations (default false)'),
+});
+
+const translationKey = { contentType: z.string(), contentId: z.string(), fieldName: z.string() };
+
+export const translateResponse = dataOf(
+  z.object({
+    locale: z.string(),
+    translated: z.array(z.object({ ...translationKey, value: z.string(), version: z.number().int() })),
+    skipped: z.array(z.object({ contentId: z.string(), fieldName: z.string(), reason: z.string() })),
     tokensUsed: z.number().int().min(0),
   }),
 );
