@@ -1,8 +1,8 @@
 import { getTableConfig } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aiConfigs, aiConversations, aiKbArticles } from '../../db/schema/index.js';
-import * as schema from '../../db/schema/index.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/helpers/database.js';
+import * as schema from '../../db/schema/index.js';
+import { aiConfigs, aiConversations, aiKbArticles } from '../../db/schema/index.js';
 import { AI_CONDITIONAL_SCHEMA } from './vector-support.js';
 
 /** The AI tables as migrated and as declared to drizzle agree: columns, nullability, indexes. */

@@ -138,7 +138,7 @@ export async function translateContent(ctx: ServiceCtx, deps: AiDeps, input: Tra
   const skipped: { fieldName: string; contentId: string; reason: string }[] = [];
   const todo = texts.filter((t) => {
     const current = existing.get(keyOf(t));
-    if (current && current.value.trim() && !input.overwrite) {
+    if (current?.value.trim() && !input.overwrite) {
       skipped.push({ fieldName: t.fieldName, contentId: t.contentId, reason: 'already translated' });
       return false;
     }
