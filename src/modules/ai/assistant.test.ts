@@ -262,20 +262,19 @@ describe('provider failures', () => {
     expect(one.json().data.messages).toHaveLength(2);
   });
 
-  it('a provider that hangs past the ceiling answers 500 within the ceiling', async () => {
-    const quick = await createAiTestApp({ requestTimeoutMs: 400 });
-    try {
-      const tenant = await createTenant(quick.t);
-      await configureAi(quick.t, tenant);
-      await callAs(quick.t, tenant, 'POST', '/api/ai/knowledge-base', ARTICLES[0]);
-      quick.fake.enqueue('chat', { hang: true });
-      const started = Date.now();
-      const res = await callAs(quick.t, tenant, 'POST', QUERY, { message: 'I forgot my password' });
-      expectError(res, 500, 'EXTERNAL_SERVICE_ERROR');
-      expect(Date.now() - started).toBeLessThan(3_000);
-    } finally {
-      await quick.close();
-    }
+  it('a provider that hangs past the ceiling answers 500 at the ceiling (2 s in these tests)', async () => {
+    const { tenant } = await helpCenter();
+    env.fake.enqueue('chat', { hang: true });
+    const started = Date.now();
+    const err = expectError(
+      await ask(tenant, { message: 'I forgot my password' }),
+      500,
+      'EXTERNAL_SERVICE_ERROR',
+    );
+    const elapsed = Date.now() - started;
+    expect(err.message).toMatch(/did not answer within 2 s/);
+    expect(elapsed).toBeGreaterThanOrEqual(1_900);
+    expect(elapsed).toBeLessThan(6_000);
   });
 
   it('a key the provider stopped accepting answers 400 AI_KEY_INVALID', async () => {

@@ -1,6 +1,7 @@
 import type { ModelMessage } from 'ai';
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { rawQuery } from '../../db/raw.js';
 import { aiConversations, type ConversationMessage } from '../../db/schema/index.js';
 import type { AppDeps } from '../../deps.js';
 import type { ServiceCtx } from '../../platform/context.js';
@@ -71,9 +72,21 @@ function historyMessages(messages: ConversationMessage[]): ModelMessage[] {
   }));
 }
 
-async function vectorSearch(deps: AssistantDeps, client: AiClient): Promise<VectorSearch | null> {
+/** Vector search when the database, the provider and the tenant's embeddings allow it (else full text). */
+async function vectorSearch(
+  ctx: ServiceCtx,
+  deps: AssistantDeps,
+  client: AiClient,
+): Promise<VectorSearch | null> {
   const model = client.embeddingModel;
   if (!model || !(await hasVectorSupport(deps.database))) return null;
+  // No embedding of this model yet (just configured, or the job has not run): spare the call.
+  const [any] = await rawQuery<{ present: boolean }>(
+    ctx.db,
+    'select exists (select 1 from ai_kb_embeddings where tenant_id = $1 and model = $2) as present',
+    [ctx.tenantId, model],
+  );
+  if (!any?.present) return null;
   return { model, embed: async (text) => (await client.embed([text]))[0]! };
 }
 
@@ -92,7 +105,7 @@ export async function askAssistant(ctx: ServiceCtx, deps: AssistantDeps, input: 
   const { response, citations } = await withAi(ctx, deps, async (client) => {
     const retrieval = await retrieveArticles(ctx.db, ctx.tenantId, input.message, {
       limit: CONTEXT_ARTICLES,
-      vector: await vectorSearch(deps, client),
+      vector: await vectorSearch(ctx, deps, client),
       onVectorError: (err) =>
         deps.log.warn(
           { tenantId: ctx.tenantId, code: (err as { code?: string }).code },
