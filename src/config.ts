@@ -31,6 +31,8 @@ const envSchema = z.object({
   OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
   ANTHROPIC_BASE_URL: z.string().url().default('https://api.anthropic.com/v1'),
   GEMINI_BASE_URL: z.string().url().default('https://generativelanguage.googleapis.com/v1beta'),
+  AI_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  AI_RETRY_BASE_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(500),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default('Guidance <no-reply@localhost>'),
   GOOGLE_CLIENT_ID: z.string().optional(),
@@ -80,7 +82,15 @@ export interface Config {
   defaultPlan: string;
   platformAdminToken: string | undefined;
   rateLimits: RateLimits;
-  ai: { openaiBaseUrl: string; anthropicBaseUrl: string; geminiBaseUrl: string };
+  ai: {
+    openaiBaseUrl: string;
+    anthropicBaseUrl: string;
+    geminiBaseUrl: string;
+    /** Ceiling of one AI request, retries and backoff included (then 500 EXTERNAL_SERVICE_ERROR). */
+    requestTimeoutMs: number;
+    /** First backoff delay between retries of a failed provider call; doubles each time. */
+    retryBaseDelayMs: number;
+  };
   mail: { smtpUrl: string | undefined; from: string };
   google: { clientId: string | undefined; jwksUrl: string };
   logLevel: string;
@@ -146,6 +156,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       openaiBaseUrl: e.OPENAI_BASE_URL,
       anthropicBaseUrl: e.ANTHROPIC_BASE_URL,
       geminiBaseUrl: e.GEMINI_BASE_URL,
+      requestTimeoutMs: e.AI_REQUEST_TIMEOUT_MS,
+      retryBaseDelayMs: e.AI_RETRY_BASE_DELAY_MS,
     },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     google: { clientId: e.GOOGLE_CLIENT_ID, jwksUrl: e.GOOGLE_JWKS_URL },

@@ -1886,6 +1886,280 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ai-config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The AI provider configuration (masked key), or null
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getAiConfig"];
+        put?: never;
+        /**
+         * Configure the AI provider: the key is verified, then stored encrypted
+         * @description Creates (201) or replaces (200) the provider configuration. The key is verified with the provider first: refused → 400 AI_KEY_INVALID and nothing is stored.
+         *
+         *     Needs the ADMIN role or higher.
+         */
+        post: operations["postAiConfig"];
+        /**
+         * Remove the AI provider configuration
+         * @description Removes the configuration and its stored key.
+         *
+         *     Needs the ADMIN role or higher.
+         */
+        delete: operations["deleteAiConfig"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ai-config/toggle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Switch AI features on or off (the configuration is kept)
+         * @description Turns every AI feature off or on; the configuration is kept.
+         *
+         *     Needs the ADMIN role or higher.
+         */
+        post: operations["postAiConfigToggle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ai/knowledge-base": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List or search knowledge-base articles (full text)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["listKnowledgeBaseArticles"];
+        put?: never;
+        /**
+         * Create a knowledge-base article
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["createKnowledgeBaseArticle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ai/knowledge-base/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a knowledge-base article
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getKnowledgeBaseArticle"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a knowledge-base article
+         * @description Needs the EDITOR role or higher.
+         */
+        delete: operations["deleteKnowledgeBaseArticle"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a knowledge-base article
+         * @description Needs the EDITOR role or higher.
+         */
+        patch: operations["updateKnowledgeBaseArticle"];
+        trace?: never;
+    };
+    "/api/ai/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the knowledge base: an answer grounded in the tenant's articles, with citations
+         * @description Answers from the knowledge base, with the articles used as citations; says it does not know when no article is relevant (without a provider call). Stores the exchange in the conversation.
+         *
+         *     Needs the EDITOR role or higher.
+         */
+        post: operations["postAiQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ai/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's AI conversations
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getAiConversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ai/conversations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one AI conversation with its messages
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getAiConversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ai/generate-content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draft content of a type from a description (validated, nothing stored)
+         * @description Drafts content of a type, validated by the create schema of the matching endpoint (one repair attempt, then 500). Nothing is persisted.
+         *
+         *     Needs the EDITOR role or higher.
+         */
+        post: operations["postAiGenerateContent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ai/commit-content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create generated content: the parent and its children in one transaction
+         * @description Creates the content of `aiData` (parent and children in one transaction) after validating it with the create schema: invalid → 400 naming the field under aiData.
+         *
+         *     Needs the EDITOR role or higher.
+         */
+        post: operations["postAiCommitContent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ai/suggest-flow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suggest a flow's steps for a page, segment and goal
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postAiSuggestFlow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ai/suggest-audience": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn a description into an audience rule tree
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postAiSuggestAudience"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ai/translate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Translate a content item's text fields into a locale
+         * @description Translates a flow's or content item's texts into a locale of the tenant and writes them as translations. Existing translations are kept unless overwrite; one changed meanwhile is skipped (version check).
+         *
+         *     Needs the EDITOR role or higher.
+         */
+        post: operations["postAiTranslate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sdk/config": {
         parameters: {
             query?: never;
@@ -2173,6 +2447,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The AI token balance is exhausted. `error.code`: `INSUFFICIENT_AI_TOKENS`. */
+        PaymentRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description A rate limit is spent; retry after `Retry-After` seconds. `error.code`: `RATE_LIMITED`. */
         TooManyRequests: {
             headers: {
@@ -2228,6 +2511,7 @@ export type ResponseForbidden = components['responses']['Forbidden'];
 export type ResponseInternalError = components['responses']['InternalError'];
 export type ResponseNotFound = components['responses']['NotFound'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
+export type ResponsePaymentRequired = components['responses']['PaymentRequired'];
 export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ResponseUnexpectedError = components['responses']['UnexpectedError'];
@@ -9994,6 +10278,894 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getAiConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /** @enum {string} */
+                            provider: "OPENAI" | "GEMINI" | "CLAUDE";
+                            /** @description null: the provider's default model */
+                            model: string | null;
+                            /** @description e.g. sk-...abcd; the key itself is never returned */
+                            maskedKey: string;
+                            isEnabled: boolean;
+                            lastVerifiedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postAiConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    provider: "OPENAI" | "GEMINI" | "CLAUDE";
+                    /** @description verified with the provider, then stored encrypted */
+                    apiKey: string;
+                    /** @description a model of the provider; default: the provider's default model */
+                    model?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /** @enum {string} */
+                            provider: "OPENAI" | "GEMINI" | "CLAUDE";
+                            /** @description null: the provider's default model */
+                            model: string | null;
+                            /** @description e.g. sk-...abcd; the key itself is never returned */
+                            maskedKey: string;
+                            isEnabled: boolean;
+                            lastVerifiedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /** @enum {string} */
+                            provider: "OPENAI" | "GEMINI" | "CLAUDE";
+                            /** @description null: the provider's default model */
+                            model: string | null;
+                            /** @description e.g. sk-...abcd; the key itself is never returned */
+                            maskedKey: string;
+                            isEnabled: boolean;
+                            lastVerifiedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteAiConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postAiConfigToggle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /** @enum {string} */
+                            provider: "OPENAI" | "GEMINI" | "CLAUDE";
+                            /** @description null: the provider's default model */
+                            model: string | null;
+                            /** @description e.g. sk-...abcd; the key itself is never returned */
+                            maskedKey: string;
+                            isEnabled: boolean;
+                            lastVerifiedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listKnowledgeBaseArticles: {
+        parameters: {
+            query?: {
+                page?: string;
+                limit?: string;
+                /** @description full text (web search syntax: "quoted phrase", or, -exclude); ranked by relevance */
+                search?: string;
+                category?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            title: string;
+                            content: string;
+                            category: string | null;
+                            tags: string[];
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createKnowledgeBaseArticle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    /** @description markdown */
+                    content: string;
+                    category?: string | null;
+                    /** @description duplicates are dropped */
+                    tags?: string[];
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            title: string;
+                            content: string;
+                            category: string | null;
+                            tags: string[];
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getKnowledgeBaseArticle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            title: string;
+                            content: string;
+                            category: string | null;
+                            tags: string[];
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteKnowledgeBaseArticle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateKnowledgeBaseArticle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    /** @description markdown */
+                    content?: string;
+                    category?: string | null;
+                    /** @description duplicates are dropped */
+                    tags?: string[];
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            title: string;
+                            content: string;
+                            category: string | null;
+                            tags: string[];
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postAiQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    message: string;
+                    /**
+                     * Format: uuid
+                     * @description continues that conversation; omit to start a new one
+                     */
+                    conversationId?: string;
+                    /** @description what the user is looking at (page, plan, role…), given to the model as data */
+                    context?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            conversationId: string;
+                            response: string;
+                            citations: {
+                                /** Format: uuid */
+                                articleId: string;
+                                title: string;
+                            }[];
+                            messages: {
+                                /** @enum {string} */
+                                role: "user" | "assistant";
+                                content: string;
+                                timestamp: string;
+                                /** @description on assistant messages: the articles the answer used */
+                                citations?: {
+                                    /** Format: uuid */
+                                    articleId: string;
+                                    title: string;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getAiConversations: {
+        parameters: {
+            query?: {
+                page?: string;
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            startedBy: string | null;
+                            messages: {
+                                /** @enum {string} */
+                                role: "user" | "assistant";
+                                content: string;
+                                timestamp: string;
+                                /** @description on assistant messages: the articles the answer used */
+                                citations?: {
+                                    /** Format: uuid */
+                                    articleId: string;
+                                    title: string;
+                                }[];
+                            }[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getAiConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            startedBy: string | null;
+                            messages: {
+                                /** @enum {string} */
+                                role: "user" | "assistant";
+                                content: string;
+                                timestamp: string;
+                                /** @description on assistant messages: the articles the answer used */
+                                citations?: {
+                                    /** Format: uuid */
+                                    articleId: string;
+                                    title: string;
+                                }[];
+                            }[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postAiGenerateContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description journey: not available yet (400)
+                     * @enum {string}
+                     */
+                    type: "flow" | "tooltip" | "beacon" | "survey" | "announcement" | "journey" | "task-list";
+                    /** Format: uuid */
+                    siteId: string;
+                    description: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the create body of the matching endpoint, without siteId; commit it as is or edited */
+                            aiData: {
+                                [key: string]: unknown;
+                            };
+                            preview: {
+                                title: string;
+                                summary: string | null;
+                                items: string[];
+                            };
+                            tokensUsed: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postAiCommitContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description journey: not available yet (400)
+                     * @enum {string}
+                     */
+                    type: "flow" | "tooltip" | "beacon" | "survey" | "announcement" | "journey" | "task-list";
+                    /** Format: uuid */
+                    siteId: string;
+                    aiData: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            parentId: string;
+                            /**
+                             * @description journey: not available yet (400)
+                             * @enum {string}
+                             */
+                            parentType: "flow" | "tooltip" | "beacon" | "survey" | "announcement" | "journey" | "task-list";
+                            /** @description flows: { steps: [ids] }; surveys: { questions: [keys] }; task lists: { items: [positions] } */
+                            createdSubItemIds?: {
+                                [key: string]: (string | number)[];
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postAiSuggestFlow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    goal: string;
+                    pageUrl?: string;
+                    userSegment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            suggestion: string;
+                            /** @description as the steps of POST /api/flows */
+                            steps: ({
+                                /** @enum {string} */
+                                type: "TOOLTIP" | "MODAL" | "BEACON" | "BANNER" | "SLIDEOUT" | "VIDEO" | "FORM" | "CLICK" | "NAVIGATE" | "WAIT" | "INPUT" | "SCROLL";
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            tokensUsed: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postAiSuggestAudience: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            name: string;
+                            description: string | null;
+                            /** @description accepted as is by POST /api/audiences */
+                            ruleTree: {
+                                [key: string]: unknown;
+                            };
+                            explanation: string | null;
+                            tokensUsed: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postAiTranslate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    contentType: "flow" | "tooltip" | "beacon" | "survey" | "announcement" | "task-list";
+                    /** @description the flow or content item */
+                    contentId: string;
+                    /** @description a locale code of the tenant */
+                    locale: string;
+                    /** @description also replace existing translations (default false) */
+                    overwrite?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            locale: string;
+                            translated: {
+                                contentType: string;
+                                contentId: string;
+                                fieldName: string;
+                                value: string;
+                                version: number;
+                            }[];
+                            skipped: {
+                                contentId: string;
+                                fieldName: string;
+                                reason: string;
+                            }[];
+                            tokensUsed: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["UnexpectedError"];
         };
     };

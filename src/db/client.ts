@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
@@ -65,7 +66,9 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
 
 async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir);
+  // pgvector ships as its own package for PGlite 0.5 (built for 0.5.14: package.json overrides
+  // its exact peer range; src/db/internals.test.ts checks it loads).
+  const client = await PGlite.create(dataDir, { extensions: { vector } });
   enablePglitePrepared(client);
   const db = drizzlePglite(client, { schema }) as unknown as Database;
   let closed = false;

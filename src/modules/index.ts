@@ -1,4 +1,5 @@
 import type { ModuleManifest } from '../deps.js';
+import { aiModule } from './ai/index.js';
 import { analyticsModule } from './analytics/index.js';
 import { apiKeysModule } from './api-keys/index.js';
 import { audiencesModule } from './audiences/index.js';
@@ -36,5 +37,6 @@ export const allModules: readonly ModuleManifest[] = [
   analyticsModule,
   flowsModule,
   contentModule,
+  aiModule,
   sdkModule,
 ];

@@ -1,4 +1,5 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { Logger } from 'pino';
 import { expect } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { type Config, testConfig } from '../../src/config.js';
@@ -57,6 +58,8 @@ export interface TestAppOptions {
   modules?: readonly ModuleManifest[];
   /** Adds routes or hooks before the app is sealed (tests of the HTTP conventions). */
   beforeReady?: (app: FastifyInstance) => void | Promise<void>;
+  /** The app's logger (tests that read the log lines). */
+  log?: Logger;
 }
 
 /**
@@ -73,7 +76,11 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     redisPrefix: opts.redisPrefix ?? `test:${randomHex(6)}:`,
     ...opts.config,
   });
-  const deps = createDeps(config, db.handle, { clock: clock.now, modules: opts.modules ?? allModules });
+  const deps = createDeps(config, db.handle, {
+    clock: clock.now,
+    modules: opts.modules ?? allModules,
+    ...(opts.log ? { log: opts.log } : {}),
+  });
   const app = await buildApp(deps);
   await opts.beforeReady?.(app);
   await app.ready();

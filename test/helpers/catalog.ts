@@ -15,11 +15,13 @@ export interface Catalog {
 
 const IGNORED_TABLES = new Set(['schema_migrations']);
 
-export async function readCatalog(db: DatabaseHandle): Promise<Catalog> {
+/** `ignoring`: tables left out (besides the migrations' own bookkeeping). */
+export async function readCatalog(db: DatabaseHandle, ignoring: readonly string[] = []): Promise<Catalog> {
   const columns = await db.query<{ k: string; v: string }>(
     `select table_name || '.' || column_name as k,
-            format('%s %s default %s', udt_name, case when is_nullable = 'YES' then 'null' else 'not null' end,
-                   coalesce(column_default, '-')) as v
+            format('%s %s default %s%s', udt_name, case when is_nullable = 'YES' then 'null' else 'not null' end,
+                   coalesce(column_default, '-'),
+                   case when is_generated = 'ALWAYS' then ' generated as ' || generation_expression else '' end) as v
      from information_schema.columns where table_schema = 'public'`,
   );
   const indexes = await db.query<{ t: string; k: string; v: string }>(
@@ -31,7 +33,7 @@ export async function readCatalog(db: DatabaseHandle): Promise<Catalog> {
     `select conrelid::regclass::text as t, conrelid::regclass::text || ' ' || pg_get_constraintdef(oid) as k
      from pg_constraint where connamespace = 'public'::regnamespace and contype <> 't'`,
   );
-  const keep = (table: string) => !IGNORED_TABLES.has(table);
+  const keep = (table: string) => !IGNORED_TABLES.has(table) && !ignoring.includes(table);
   return {
     columns: new Map(columns.filter((r) => keep(r.k.split('.')[0]!)).map((r) => [r.k, r.v])),
     indexes: new Map(indexes.filter((r) => keep(r.t)).map((r) => [r.k, r.v])),

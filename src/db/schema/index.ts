@@ -1,6 +1,7 @@
 // Every domain's tables, one file per domain. Migrations in ../migrations are the source of
 // truth for the database; these drizzle definitions mirror them for typed queries.
 
+export * from './ai.js';
 export * from './analytics.js';
 export * from './audiences.js';
 export * from './content.js';
