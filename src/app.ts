@@ -8,6 +8,7 @@ import type { AppDeps } from './deps.js';
 import { registerModules } from './modules/index.js';
 import { SESSION_COOKIE } from './platform/auth/cookies.js';
 import { installGuard } from './platform/auth/guard.js';
+import { installCors } from './platform/http/cors.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
 import { jsonBodyParser, refuseNulInUrls } from './platform/http/json-body.js';
 import { SERVICE_VERSION } from './platform/version.js';
@@ -45,6 +46,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   refuseNulInUrls(app);
   installErrorHandling(app);
   installGuard(app);
+  await installCors(app, deps.config.corsOrigins);
   // Cookies are parsed where read (readCookie), not on every request.
   await app.register(cookie, { hook: false });
   await app.register(swagger, {
