@@ -3,6 +3,7 @@ import { showContent } from './content.js';
 import type { Env, GuidanceEventName, HelpArticle } from './env.js';
 import { type FlowProgress, FlowRunner, PROGRESS_KEY, PROGRESS_TTL_MS } from './flow.js';
 import { isRtlLocale, type Labels, resolveLabels } from './labels.js';
+import { setChunkBase } from './lazy.js';
 import { watchNavigation } from './navigation.js';
 import { type Context, type Plan, planSession } from './plan.js';
 import { EventQueue } from './queue.js';
@@ -132,6 +133,7 @@ class Runtime {
     const base = (options.apiUrl ?? this.defaultApiUrl ?? location.origin).replace(/\/+$/, '');
     const api = new Api(base, options.apiKey);
     this.api = api;
+    setChunkBase(base);
     this.anonymousId = store.get<string>('anon') ?? uuid();
     store.set('anon', this.anonymousId);
     this.userId = options.userId ?? store.get<string>('user');
