@@ -33,7 +33,13 @@ const { key: apiKey } = await call('POST', '/api/tenants/api-keys', { name: 'dem
 const content = await seedDemo(call);
 const demo = await startDemoServer({
   port,
-  config: { serviceUrl, apiKey, userId: 'jordan@acme.test', traits: { plan: 'trial' }, setupFlowId: content.setupFlowId },
+  config: {
+    serviceUrl,
+    apiKey,
+    userId: 'jordan@acme.test',
+    traits: { plan: 'trial' },
+    setupFlowId: content.setupFlowId,
+  },
 });
 console.log(`
 Demo app:       ${demo.url}  (another origin than the service: the SDK works cross-origin)

@@ -4,7 +4,11 @@
  */
 
 /** Sends a dashboard request as the tenant's owner; throws unless it succeeds. */
-export type DashboardCall = (method: 'GET' | 'POST' | 'PUT' | 'PATCH', path: string, body?: unknown) => Promise<any>;
+export type DashboardCall = (
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH',
+  path: string,
+  body?: unknown,
+) => Promise<any>;
 
 export function dashboardClient(serviceUrl: string, accessToken: string): DashboardCall {
   return async (method, path, body) => {
@@ -63,7 +67,10 @@ export async function seedDemo(call: DashboardCall): Promise<DemoContent> {
       {
         type: 'TOOLTIP',
         targetSelector: '#create-project',
-        content: { title: 'Create your first project', body: 'Projects keep tasks, files and people together.' },
+        content: {
+          title: 'Create your first project',
+          body: 'Projects keep tasks, files and people together.',
+        },
         settings: { position: 'BOTTOM' },
       },
       {
@@ -74,7 +81,10 @@ export async function seedDemo(call: DashboardCall): Promise<DemoContent> {
       {
         type: 'BEACON',
         targetSelector: '#invite',
-        content: { title: 'Invite your team', body: 'Projects move faster together. Invite teammates by email.' },
+        content: {
+          title: 'Invite your team',
+          body: 'Projects move faster together. Invite teammates by email.',
+        },
       },
       {
         type: 'SLIDEOUT',
@@ -129,7 +139,10 @@ export async function seedDemo(call: DashboardCall): Promise<DemoContent> {
     targetSelector: '#new-project',
     targetUrl: '/projects',
     position: 'BOTTOM',
-    content: { title: 'Start from a template', text: 'Kick off a project from one of 40 templates, or from scratch.' },
+    content: {
+      title: 'Start from a template',
+      text: 'Kick off a project from one of 40 templates, or from scratch.',
+    },
   });
   ids.filtersBeacon = await published(call, 'beacons', {
     name: 'Saved views beacon',
@@ -161,7 +174,10 @@ export async function seedDemo(call: DashboardCall): Promise<DemoContent> {
     name: 'Maintenance banner',
     type: 'BANNER',
     triggerConfig: on('/announcements/banner'),
-    content: { title: 'Scheduled maintenance', body: 'Sunday 02:00–03:00 UTC: Acme may be slow for a few minutes.' },
+    content: {
+      title: 'Scheduled maintenance',
+      body: 'Sunday 02:00–03:00 UTC: Acme may be slow for a few minutes.',
+    },
   });
   ids.slideout = await published(call, 'announcements', {
     name: 'March release notes',
@@ -176,7 +192,11 @@ export async function seedDemo(call: DashboardCall): Promise<DemoContent> {
     name: 'Export ready toast',
     type: 'TOAST',
     triggerConfig: on('/announcements/toast'),
-    content: { title: 'Your export is ready', body: 'projects-march.csv was sent to your inbox.', duration: 60000 },
+    content: {
+      title: 'Your export is ready',
+      body: 'projects-march.csv was sent to your inbox.',
+      duration: 60000,
+    },
   });
   ids.survey = await published(call, 'surveys', {
     name: 'Help us improve the editor',
@@ -205,10 +225,18 @@ export async function seedDemo(call: DashboardCall): Promise<DemoContent> {
     name: 'Getting started',
     description: 'Four steps to a workspace your team will love.',
     items: [
-      { title: 'Take the workspace setup guide', actionType: 'COMPLETE_FLOW', actionConfig: { flowId: setupFlowId } },
+      {
+        title: 'Take the workspace setup guide',
+        actionType: 'COMPLETE_FLOW',
+        actionConfig: { flowId: setupFlowId },
+      },
       { title: 'Browse your projects', actionType: 'NAVIGATE', actionConfig: { url: '/projects' } },
       { title: 'Search for a task', actionType: 'FILL_FORM', actionConfig: { selector: '#search' } },
-      { title: 'Read the guide to Acme', actionType: 'EXTERNAL_LINK', actionConfig: { url: 'https://example.com/guide' } },
+      {
+        title: 'Read the guide to Acme',
+        actionType: 'EXTERNAL_LINK',
+        actionConfig: { url: 'https://example.com/guide' },
+      },
     ],
   });
   ids.help = await published(call, 'self-help', {
@@ -216,8 +244,14 @@ export async function seedDemo(call: DashboardCall): Promise<DemoContent> {
     config: { position: 'left', title: 'How can we help?' },
     items: {
       articles: [
-        { title: 'Inviting teammates', body: 'Open Invite in the top bar, enter their emails and pick a role.' },
-        { title: 'Importing from a spreadsheet', body: 'Projects → Import accepts CSV and XLSX files up to 10 MB.' },
+        {
+          title: 'Inviting teammates',
+          body: 'Open Invite in the top bar, enter their emails and pick a role.',
+        },
+        {
+          title: 'Importing from a spreadsheet',
+          body: 'Projects → Import accepts CSV and XLSX files up to 10 MB.',
+        },
         { title: 'Keyboard shortcuts', body: 'Press ? anywhere to see every shortcut.' },
       ],
       links: [{ title: 'Contact support', url: 'https://example.com/support' }],

@@ -55,7 +55,10 @@ export async function startDemoServer(opts: {
       if (!file.startsWith(PUBLIC)) return void res.writeHead(404).end();
       try {
         const body = await readFile(file);
-        res.writeHead(200, { 'content-type': TYPES[ext] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+        res.writeHead(200, {
+          'content-type': TYPES[ext] ?? 'application/octet-stream',
+          'cache-control': 'no-store',
+        });
         res.end(body);
       } catch {
         res.writeHead(404).end();

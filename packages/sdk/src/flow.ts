@@ -393,5 +393,12 @@ function videoFrame(step: FlowStep): Node | null {
         allow: 'autoplay; fullscreen; picture-in-picture',
         allowfullscreen: true,
       })
-    : h('video', { class: 'g-frame', src: url, poster: safeUrl(str(step.content, 'posterUrl')), controls: true, playsinline: true, title });
+    : h('video', {
+        class: 'g-frame',
+        src: url,
+        poster: safeUrl(str(step.content, 'posterUrl')),
+        controls: true,
+        playsinline: true,
+        title,
+      });
 }

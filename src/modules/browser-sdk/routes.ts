@@ -6,7 +6,7 @@ import { loadSdkAssets, SDK_DIST_DIR, type SdkAsset } from './assets.js';
 /** Browsers revalidate after this long (ETag → 304), so a new SDK reaches pages within minutes. */
 const CACHE_CONTROL = 'public, max-age=300';
 /** A missing build is looked for again at most this often (it may be built after the server started). */
-const RELOAD_AFTER_MS = 5_000;
+export const RELOAD_AFTER_MS = 5_000;
 
 /**
  * `GET /sdk/guidance.js` (and any lazy chunk under `/sdk/`): the browser SDK bundle, built from
@@ -14,8 +14,12 @@ const RELOAD_AFTER_MS = 5_000;
  * work, outside `/api` (no auth policy, not rate limited); CORS `*` comes from the CORS rules
  * (`platform/http/cors.ts`), since module scripts and `crossorigin` loads need it.
  */
-export const browserSdkRoutes: FastifyPluginAsync<{ dir?: string }> = async (app, opts) => {
+export const browserSdkRoutes: FastifyPluginAsync<{ dir?: string; reloadAfterMs?: number }> = async (
+  app,
+  opts,
+) => {
   const dir = opts.dir ?? SDK_DIST_DIR;
+  const reloadAfterMs = opts.reloadAfterMs ?? RELOAD_AFTER_MS;
   let assets = loadSdkAssets(dir);
   let checkedAt = Date.now();
   if (!assets.has('guidance.js')) {
@@ -24,7 +28,7 @@ export const browserSdkRoutes: FastifyPluginAsync<{ dir?: string }> = async (app
 
   const find = (name: string): SdkAsset | undefined => {
     const asset = assets.get(name);
-    if (asset || assets.size > 0 || Date.now() - checkedAt < RELOAD_AFTER_MS) return asset;
+    if (asset || assets.size > 0 || Date.now() - checkedAt < reloadAfterMs) return asset;
     assets = loadSdkAssets(dir);
     checkedAt = Date.now();
     return assets.get(name);
