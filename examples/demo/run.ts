@@ -29,7 +29,7 @@ if (!register.ok) {
 }
 const { accessToken } = (await register.json()).data;
 const call = dashboardClient(serviceUrl, accessToken);
-const { key: apiKey } = await call('POST', '/api/tenants/api-keys', { name: 'demo' });
+const apiKey = String((await call('POST', '/api/tenants/api-keys', { name: 'demo' })).key);
 const content = await seedDemo(call);
 const demo = await startDemoServer({
   port,

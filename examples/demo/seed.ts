@@ -3,12 +3,15 @@
  * customer's team would (and published): the demo's content, and the e2e tests' screenshots.
  */
 
+/** A record as the dashboard API answers it (read loosely by the demo). */
+export type ApiRecord = { id: string; status?: string; key?: string; [field: string]: unknown };
+
 /** Sends a dashboard request as the tenant's owner; throws unless it succeeds. */
 export type DashboardCall = (
   method: 'GET' | 'POST' | 'PUT' | 'PATCH',
   path: string,
   body?: unknown,
-) => Promise<any>;
+) => Promise<ApiRecord>;
 
 export function dashboardClient(serviceUrl: string, accessToken: string): DashboardCall {
   return async (method, path, body) => {
