@@ -53,7 +53,11 @@ const TOUR_BODY = `
 const tourSteps = [
   { type: 'MODAL', content: { title: 'Welcome aboard', body: 'A short tour.' } },
   { type: 'TOOLTIP', targetSelector: '#first', content: { title: 'Step two', body: 'The first button.' } },
-  { type: 'TOOLTIP', targetSelector: '#second', content: { title: 'Step three', body: 'The second button.' } },
+  {
+    type: 'TOOLTIP',
+    targetSelector: '#second',
+    content: { title: 'Step three', body: 'The second button.' },
+  },
 ];
 
 describe('a published flow', () => {
@@ -68,15 +72,24 @@ describe('a published flow', () => {
       trigger: onPath('/t/audience'),
       steps: [{ type: 'MODAL', content: { title: 'Pro features', body: 'Only for pro.' } }],
     });
-    const pro = await open('/t/audience', hostPage(stack, { init: { userId: 'ana-pro', traits: { plan: 'pro' } } }));
+    const pro = await open(
+      '/t/audience',
+      hostPage(stack, { init: { userId: 'ana-pro', traits: { plan: 'pro' } } }),
+    );
     await expect(pro.page.getByRole('dialog', { name: 'Pro features' }).isVisible()).resolves.toBe(true);
     await flush(pro.page);
     expect(pro.seen.of('FLOW_STARTED')).toEqual([
-      expect.objectContaining({ userId: 'ana-pro', properties: expect.objectContaining({ flowId: flow.id }) }),
+      expect.objectContaining({
+        userId: 'ana-pro',
+        properties: expect.objectContaining({ flowId: flow.id }),
+      }),
     ]);
     await context.close();
 
-    const free = await open('/t/audience', hostPage(stack, { init: { userId: 'bob-free', traits: { plan: 'free' } } }));
+    const free = await open(
+      '/t/audience',
+      hostPage(stack, { init: { userId: 'bob-free', traits: { plan: 'free' } } }),
+    );
     await free.page.waitForTimeout(1000);
     expect(await free.page.getByRole('dialog').count()).toBe(0);
     await flush(free.page);
@@ -86,8 +99,15 @@ describe('a published flow', () => {
   });
 
   it('walks Next / Back / Done with accessible names, reports every step, and shows in analytics', async () => {
-    const flow = await publishFlow(stack, { name: 'Main tour', trigger: onPath('/t/steps'), steps: tourSteps });
-    const { page, seen } = await open('/t/steps', hostPage(stack, { body: TOUR_BODY, init: { userId: 'walker' } }));
+    const flow = await publishFlow(stack, {
+      name: 'Main tour',
+      trigger: onPath('/t/steps'),
+      steps: tourSteps,
+    });
+    const { page, seen } = await open(
+      '/t/steps',
+      hostPage(stack, { body: TOUR_BODY, init: { userId: 'walker' } }),
+    );
 
     const first = page.getByRole('dialog', { name: 'Welcome aboard' });
     await first.waitFor();
@@ -125,10 +145,17 @@ describe('a published flow', () => {
     expect(props('STEP_COMPLETED').map((p) => p?.stepIndex)).toEqual([0, 0, 1, 2]);
     expect(props('STEP_COMPLETED')[0]).toMatchObject({ duration: expect.any(Number), flowId: flow.id });
     expect(props('FLOW_COMPLETED')).toEqual([
-      expect.objectContaining({ flowId: flow.id, stepsCompleted: 3, totalSteps: 3, duration: expect.any(Number) }),
+      expect.objectContaining({
+        flowId: flow.id,
+        stepsCompleted: 3,
+        totalSteps: 3,
+        duration: expect.any(Number),
+      }),
     ]);
     // every event has a client id (a retry is never counted twice) and the session
-    expect(seen.events.every((e) => typeof e.id === 'string' && e.sessionId && e.userId === 'walker')).toBe(true);
+    expect(seen.events.every((e) => typeof e.id === 'string' && e.sessionId && e.userId === 'walker')).toBe(
+      true,
+    );
     expect(new Set(seen.events.map((e) => e.id)).size).toBe(seen.events.length);
     expect(seen.batches.every((b) => b.size <= 50)).toBe(true);
 
@@ -143,7 +170,11 @@ describe('a published flow', () => {
   });
 
   it('is keyboard-only usable: focus goes in, Tab is trapped in a modal, Escape dismisses and gives focus back', async () => {
-    const flow = await publishFlow(stack, { name: 'Keyboard tour', trigger: onPath('/t/keys'), steps: tourSteps });
+    const flow = await publishFlow(stack, {
+      name: 'Keyboard tour',
+      trigger: onPath('/t/keys'),
+      steps: tourSteps,
+    });
     pages['/t/keys'] = hostPage(stack, { body: TOUR_BODY });
     context = await browser.newContext();
     const page = await context.newPage();
@@ -157,7 +188,9 @@ describe('a published flow', () => {
       page.evaluate(() => {
         const root = document.querySelector('[data-guidance-root]')?.shadowRoot;
         const el = root?.activeElement;
-        return el ? `${el.tagName.toLowerCase()}:${el.getAttribute('aria-label') ?? el.textContent}` : `page:${document.activeElement?.id}`;
+        return el
+          ? `${el.tagName.toLowerCase()}:${el.getAttribute('aria-label') ?? el.textContent}`
+          : `page:${document.activeElement?.id}`;
       });
     expect(await focused()).toBe('button:Next');
     const cycle: string[] = [];
@@ -188,7 +221,13 @@ describe('a published flow', () => {
     const late = await publishFlow(stack, {
       name: 'Late target',
       trigger: onPath('/t/late'),
-      steps: [{ type: 'TOOLTIP', targetSelector: '#late-chart', content: { title: 'Your chart', body: 'Loaded late.' } }],
+      steps: [
+        {
+          type: 'TOOLTIP',
+          targetSelector: '#late-chart',
+          content: { title: 'Your chart', body: 'Loaded late.' },
+        },
+      ],
     });
     const body = `<div id="slot"></div><script>
       setTimeout(() => { document.getElementById('slot').innerHTML = '<div id="late-chart" style="width:200px;height:80px;background:#ddd">chart</div>'; }, 2500);
@@ -208,7 +247,10 @@ describe('a published flow', () => {
       steps: [{ type: 'TOOLTIP', targetSelector: '#does-not-exist', content: { title: 'Never shown' } }],
     });
     const started = Date.now();
-    const missing = await open('/t/missing', hostPage(stack, { body: '<button id="ok">The page still works</button>' }));
+    const missing = await open(
+      '/t/missing',
+      hostPage(stack, { body: '<button id="ok">The page still works</button>' }),
+    );
     await eventually(async () => {
       await flush(missing.page);
       return missing.seen.of('FLOW_SKIPPED').length > 0;
@@ -251,11 +293,19 @@ describe('a published flow', () => {
     await eventually(async () => sessions.length === 2);
     expect(sessions[1]).toBe(`${host.url}/t/spa/home`);
     await flush(page);
-    expect(seen.of('PAGE_VIEW').map((e) => e.properties?.path)).toEqual(['/t/spa/home', '/t/spa/pricing', '/t/spa/home']);
+    expect(seen.of('PAGE_VIEW').map((e) => e.properties?.path)).toEqual([
+      '/t/spa/home',
+      '/t/spa/pricing',
+      '/t/spa/home',
+    ]);
   });
 
   it('keeps its progress across a reload, without starting again; what the page queued leaves by sendBeacon', async () => {
-    const flow = await publishFlow(stack, { name: 'Reload tour', trigger: onPath('/t/reload'), steps: tourSteps });
+    const flow = await publishFlow(stack, {
+      name: 'Reload tour',
+      trigger: onPath('/t/reload'),
+      steps: tourSteps,
+    });
     pages['/t/reload'] = hostPage(stack, { body: TOUR_BODY });
     context = await browser.newContext();
     // Records every sendBeacon call in sessionStorage, which survives the reload.
@@ -307,8 +357,18 @@ describe('a published flow', () => {
   });
 
   it('lays a right-to-left locale out RTL, in its translation', async () => {
-    await stack.call('POST', '/api/translations/locales', { code: 'en', name: 'English', isDefault: true, isRtl: false });
-    await stack.call('POST', '/api/translations/locales', { code: 'ar', name: 'العربية', isDefault: false, isRtl: true });
+    await stack.call('POST', '/api/translations/locales', {
+      code: 'en',
+      name: 'English',
+      isDefault: true,
+      isRtl: false,
+    });
+    await stack.call('POST', '/api/translations/locales', {
+      code: 'ar',
+      name: 'العربية',
+      isDefault: false,
+      isRtl: true,
+    });
     const flow = await publishFlow(stack, {
       name: 'Localized',
       trigger: onPath('/t/rtl'),
@@ -317,8 +377,20 @@ describe('a published flow', () => {
     const stepId = (flow.steps as { id: string }[])[0]!.id;
     await stack.call('POST', '/api/translations/bulk', {
       translations: [
-        { contentType: 'flow-step', contentId: stepId, fieldName: 'content.title', localeCode: 'ar', value: 'مرحبا' },
-        { contentType: 'flow-step', contentId: stepId, fieldName: 'content.body', localeCode: 'ar', value: 'أهلا بك' },
+        {
+          contentType: 'flow-step',
+          contentId: stepId,
+          fieldName: 'content.title',
+          localeCode: 'ar',
+          value: 'مرحبا',
+        },
+        {
+          contentType: 'flow-step',
+          contentId: stepId,
+          fieldName: 'content.body',
+          localeCode: 'ar',
+          value: 'أهلا بك',
+        },
       ],
     });
     const { page } = await open(

@@ -141,7 +141,10 @@ export function watch(page: Page) {
 }
 
 /** Polls `check` until it returns a value (not undefined/false) or the time is up. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -151,13 +154,15 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`not reached in ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`not reached in ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }
 
 /** Waits until the SDK has delivered everything it queued (Guidance.flush()). */
-export const flush = (page: Page) => page.evaluate(() => (window as unknown as { Guidance: { flush(): Promise<void> } }).Guidance.flush());
+export const flush = (page: Page) =>
+  page.evaluate(() => (window as unknown as { Guidance: { flush(): Promise<void> } }).Guidance.flush());
 
 export async function publishFlow(stack: Stack, body: Record<string, unknown>): Promise<ApiRecord> {
   const flow = await stack.call('POST', '/api/flows', { siteId: SITE, template: 'PRODUCT_TOUR', ...body });
@@ -165,11 +170,18 @@ export async function publishFlow(stack: Stack, body: Record<string, unknown>): 
   return flow;
 }
 
-export async function publishContent(stack: Stack, type: string, body: Record<string, unknown>): Promise<ApiRecord> {
+export async function publishContent(
+  stack: Stack,
+  type: string,
+  body: Record<string, unknown>,
+): Promise<ApiRecord> {
   const item = await stack.call('POST', `/api/content/${type}`, { siteId: SITE, ...body });
   if (item.status !== 'PUBLISHED') await stack.call('POST', `/api/content/${type}/${item.id}/publish`);
   return item;
 }
 
 /** A URL_MATCH trigger for pages whose path contains `path`. */
-export const onPath = (path: string) => ({ type: 'URL_MATCH', config: { matchType: 'contains', pattern: path } });
+export const onPath = (path: string) => ({
+  type: 'URL_MATCH',
+  config: { matchType: 'contains', pattern: path },
+});
