@@ -73,9 +73,15 @@ export const survey: Renderer<SurveyRecord> = (ctx, r) => {
 export const nps: Renderer<NpsSurveyRecord> = (ctx, r) => {
   const { env } = ctx;
   let score: number | undefined;
-  const comment = h('textarea', { class: 'g-input', maxlength: 10000 });
+  const commentId = nextId('g-c');
+  const comment = h('textarea', { class: 'g-input', id: commentId, maxlength: 10000 });
   const follow = r.followUpQuestion
-    ? h('div', { class: 'g-field', hidden: true }, h('label', { class: 'g-q' }, r.followUpQuestion, comment))
+    ? h(
+        'div',
+        { class: 'g-field', hidden: true },
+        h('label', { class: 'g-q', for: commentId }, r.followUpQuestion),
+        comment,
+      )
     : null;
   const submit = () => {
     if (score === undefined) return;
