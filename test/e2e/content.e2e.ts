@@ -312,6 +312,89 @@ describe('content', () => {
   });
 });
 
+describe('journeys and experiments as the session delivers them', () => {
+  // The journey and experiment modules are not built yet (the service answers empty arrays):
+  // the session answer is extended in the browser, as those modules will fill it.
+  it('shows a journey item now with its journey context, and tags an experiment variant’s flow', async () => {
+    const flow = await publishFlow(stack, {
+      name: 'Variant B tour',
+      trigger: onPath('/c/journey'),
+      steps: [{ type: 'SLIDEOUT', content: { title: 'Variant B' } }],
+    });
+    const news = await publishContent(stack, 'announcements', {
+      name: 'Journey step',
+      type: 'MODAL',
+      // on its own it would wait a minute on the page; as a journey step it shows now
+      triggerConfig: { type: 'time_on_page', delay: 60_000 },
+      content: { title: 'Step of a journey' },
+    });
+    const ids = {
+      journeyId: '0190a000-0000-7000-8000-00000000a001',
+      enrollmentId: '0190a000-0000-7000-8000-00000000a002',
+      nodeId: '0190a000-0000-7000-8000-00000000a003',
+      experimentId: '0190a000-0000-7000-8000-00000000b001',
+      variantId: '0190a000-0000-7000-8000-00000000b002',
+    };
+    const missing = {
+      ...ids,
+      nodeId: '0190a000-0000-7000-8000-00000000a009',
+      contentType: 'tooltips',
+      contentId: '0190a000-0000-7000-8000-0000000000ff',
+    };
+    pages['/c/journey'] = hostPage(stack, { init: { userId: 'enrolled' } });
+    context = await browser.newContext();
+    await context.route('**/api/sdk/session', async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      body.data.journeys = [
+        {
+          journeyId: ids.journeyId,
+          enrollmentId: ids.enrollmentId,
+          nodeId: ids.nodeId,
+          contentType: 'announcements',
+          contentId: news.id,
+        },
+        missing,
+      ];
+      body.data.experiments = [{ experimentId: ids.experimentId, variantId: ids.variantId, flowId: flow.id }];
+      await route.fulfill({ response, json: body });
+    });
+    const page = await context.newPage();
+    const seen = watch(page);
+    await page.goto(`${host.url}/c/journey`);
+    await page.getByRole('dialog', { name: 'Step of a journey' }).waitFor({ timeout: 5000 });
+    await page.getByRole('dialog', { name: 'Variant B' }).waitFor();
+    await page
+      .getByRole('dialog', { name: 'Step of a journey' })
+      .getByRole('button', { name: 'Got it' })
+      .click();
+    await page.getByRole('dialog', { name: 'Variant B' }).getByRole('button', { name: 'Done' }).click();
+    await page.evaluate(
+      (id) => (window as unknown as { Guidance: { conversion(id: string): void } }).Guidance.conversion(id),
+      ids.experimentId,
+    );
+    await flush(page);
+    const journey = { journeyId: ids.journeyId, enrollmentId: ids.enrollmentId, nodeId: ids.nodeId };
+    expect(seen.of('CONTENT_RENDERED')[0]!.properties).toEqual({
+      contentId: news.id,
+      contentType: 'announcements',
+      ...journey,
+    });
+    expect(seen.of('FLOW_COMPLETED').find((e) => e.properties?.contentId)!.properties).toMatchObject(journey);
+    const experiment = { experimentId: ids.experimentId, variantId: ids.variantId };
+    for (const type of ['FLOW_STARTED', 'STEP_VIEWED', 'STEP_COMPLETED']) {
+      expect(seen.of(type)[0]!.properties, type).toMatchObject({ flowId: flow.id, ...experiment });
+    }
+    expect(seen.of('FLOW_COMPLETED').find((e) => e.properties?.flowId)!.properties).toMatchObject(experiment);
+    expect(seen.of('EXPERIMENT_CONVERSION')[0]!.properties).toEqual(experiment);
+    expect(seen.of('CONTENT_RENDER_FAILED')[0]!.properties).toMatchObject({
+      ...missing,
+      reason: 'NOT_IN_SESSION',
+    });
+    expect(seen.errors).toEqual([]);
+  });
+});
+
 describe('isolation', () => {
   it('is not broken by hostile page CSS, and its own CSS does not leak into the page', async () => {
     await publishFlow(stack, {
