@@ -39,6 +39,8 @@ describe('GET /sdk/guidance.js', () => {
     expect(res.headers.etag).toMatch(/^"[\w-]{27}"$/);
     expect(res.headers['access-control-allow-origin']).toBe('*');
     expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+    // script tags from customers' origins are no-cors loads: a same-origin CORP would block them
+    expect([undefined, 'cross-origin']).toContain(res.headers['cross-origin-resource-policy']);
     expect(res.rawPayload.equals(bundle)).toBe(true);
     // an IIFE that defines window.Guidance
     expect(res.body).toMatch(/^"use strict";\(\(\)=>\{/);
