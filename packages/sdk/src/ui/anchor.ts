@@ -5,8 +5,9 @@ import { query } from '../util.js';
 export const TARGET_TIMEOUT_MS = 10_000;
 
 /**
- * The element `selector` names, now or once it appears (a MutationObserver, checked at most
- * once a frame); null after `timeoutMs` or when `cancelled()` turns true.
+ * The element `selector` names, now or once it appears (a MutationObserver; the selector is
+ * checked at most every 16 ms, with a timer rather than a frame callback so that a background
+ * tab still finds it); null after `timeoutMs` or when `cancelled()` turns true.
  */
 export function waitForElement(
   selector: string,
@@ -31,7 +32,7 @@ export function waitForElement(
     const observer = new MutationObserver(() => {
       if (scheduled) return;
       scheduled = true;
-      requestAnimationFrame(check);
+      setTimeout(check, 16);
     });
     observer.observe(document.documentElement, {
       childList: true,
