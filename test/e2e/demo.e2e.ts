@@ -136,6 +136,7 @@ describe('the demo app', () => {
 
   it('runs the manual setup flow: click and input steps, a form, a video and a banner', async () => {
     const { page } = await visit('/setup');
+    // early or not, the click starts the flow (startFlow waits for init)
     await page.getByRole('button', { name: 'Start the setup guide' }).click();
     await page.getByRole('dialog', { name: 'Pick a plan' }).waitFor();
     await page.waitForTimeout(300);

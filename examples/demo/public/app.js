@@ -69,7 +69,7 @@
     for (const a of document.querySelectorAll('nav a'))
       a.classList.toggle('active', a.getAttribute('href') === path);
     const start = document.getElementById('start-setup');
-    if (start && config.setupFlowId) start.onclick = () => window.Guidance.startFlow(config.setupFlowId);
+    if (start && config.setupFlowId) start.onclick = () => window.Guidance?.startFlow(config.setupFlowId);
   }
 
   document.addEventListener('click', (e) => {

@@ -51,7 +51,7 @@ export interface GuidanceApi {
   track(name: string, properties?: Record<string, unknown>): void;
   /** A PAGE_VIEW, and a new session when the URL changed (called by itself on SPA navigation). */
   page(): void;
-  /** Starts a flow of the current session (MANUAL flows are served on every page); false if unknown. */
+  /** Starts a flow of the current session (MANUAL flows are served on every page); false if unknown. Before init() has finished, it waits for it. */
   startFlow(flowId: string): boolean;
   /** Shows a content item whose trigger is `manual`; false if unknown. */
   showContent(contentId: string): boolean;
@@ -77,6 +77,8 @@ class Runtime {
   private options: InitOptions | null = null;
   private ready: Promise<void> | null = null;
   private started = false;
+  /** init() has finished, successfully or not. */
+  private settled = false;
   private dead = false;
   private locale = 'en';
   private labels = resolveLabels('en', undefined, undefined);
@@ -164,7 +166,11 @@ class Runtime {
       trackAll: options.trackClicks !== false,
     });
 
-    this.ready = this.start(options).catch((err: unknown) => warn('init failed', err));
+    this.ready = this.start(options)
+      .catch((err: unknown) => warn('init failed', err))
+      .finally(() => {
+        this.settled = true;
+      });
     return this.ready;
   }
 
@@ -253,6 +259,11 @@ class Runtime {
   }
 
   startFlow(flowId: string, context: Context = {}): boolean {
+    if (!this.plan && this.ready && !this.settled) {
+      // Called while init() is still on its way (a button clicked early): start once it is done.
+      void this.ready.then(() => this.startFlow(flowId, context));
+      return true;
+    }
     const planned = this.plan?.flows.find((f) => f.flow.id === flowId);
     if (!planned) {
       warn(`startFlow: flow ${flowId} is not served to this user on this page`);
