@@ -495,6 +495,8 @@ describe('a service that is down or failing', () => {
 
   it('retries failed batches with backoff, honouring Retry-After, with the same event ids', async () => {
     const { page, seen } = await open('/c/retry', { init: { userId: 'retrier' } });
+    // what the page shows by itself (this tenant's checklist and help widget) is reported first
+    await page.waitForTimeout(1500);
     await flush(page);
     const attempts: { at: number; ids: string[] }[] = [];
     let refusals = 2;
