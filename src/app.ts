@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppDeps } from './deps.js';
 import { installGuard } from './platform/auth/guard.js';
+import { installCors } from './platform/http/cors.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
 import { jsonBodyParser, refuseNulInUrls } from './platform/http/json-body.js';
 import { installOpenApi } from './platform/http/openapi.js';
@@ -70,6 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   refuseNulInUrls(app);
   installErrorHandling(app);
   installGuard(app);
+  await installCors(app, deps.config.corsOrigins);
   // Cookies are parsed where read (readCookie), not on every request.
   await app.register(cookie, { hook: false });
   await installOpenApi(app, {

@@ -79,6 +79,7 @@ describe('loadConfig', () => {
       redisPrefix: 'guidance:',
       apiKeyCacheTtlMs: 4000,
       trustProxy: false,
+      corsOrigins: [],
       warnings: [],
     });
     // embedded mode: secrets generated once, kept in DATA_DIR, reused on the next start
@@ -139,6 +140,7 @@ describe('loadConfig', () => {
       REDIS_PREFIX: 'test:',
       API_KEY_CACHE_TTL_MS: '5000',
       TRUST_PROXY: 'true',
+      CORS_ORIGINS: 'https://dashboard.example.com',
     });
     expect(config).toEqual({
       port: 8080,
@@ -170,6 +172,7 @@ describe('loadConfig', () => {
       redisPrefix: 'test:',
       apiKeyCacheTtlMs: 5000,
       trustProxy: true,
+      corsOrigins: ['https://dashboard.example.com'],
       warnings: [],
     });
   });
@@ -279,4 +282,30 @@ describe('TRUST_PROXY', () => {
       '10.0.0.0/8,127.0.0.1',
     );
   });
+});
+
+describe('CORS_ORIGINS', () => {
+  const base = {
+    JWT_SECRET: 'x'.repeat(32),
+    ENCRYPTION_KEY: 'y'.repeat(32),
+    DATABASE_URL: 'postgres://h/db',
+  };
+
+  it('is empty by default (dashboard routes same-origin only) and lists exact origins', () => {
+    expect(loadConfig(base).corsOrigins).toEqual([]);
+    expect(
+      loadConfig({
+        ...base,
+        CORS_ORIGINS: ' https://app.example.com/ , http://localhost:5173,https://app.example.com',
+      }).corsOrigins,
+    ).toEqual(['https://app.example.com', 'http://localhost:5173']);
+  });
+
+  it.each(['*', 'app.example.com', 'https://app.example.com/admin', 'ftp://files.example.com', 'null'])(
+    'refuses %s, which is not an origin',
+    (value) => {
+      expect(() => loadConfig({ ...base, CORS_ORIGINS: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ ...base, CORS_ORIGINS: value })).toThrow(/CORS_ORIGINS/);
+    },
+  );
 });

@@ -58,6 +58,7 @@ const envSchema = z.object({
   REDIS_PREFIX: z.string().default('guidance:'),
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(4000),
   TRUST_PROXY: z.string().default('false'),
+  CORS_ORIGINS: z.string().default(''),
 });
 
 export interface RateLimits {
@@ -106,6 +107,8 @@ export interface Config {
   apiKeyCacheTtlMs: number;
   /** Take the client IP from X-Forwarded-For (behind a reverse proxy). */
   trustProxy: boolean | string;
+  /** Origins whose pages may call the dashboard routes with credentials (CORS); SDK routes allow any. */
+  corsOrigins: string[];
   /** Accepted but unwise settings (short secrets), logged at warn level at startup. */
   warnings: string[];
 }
@@ -170,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisPrefix: e.REDIS_PREFIX,
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    corsOrigins: parseCorsOrigins(e.CORS_ORIGINS),
     warnings,
   };
 }
@@ -196,6 +200,32 @@ function parseTrustProxy(value: string): boolean | string {
   if (value === 'false') return false;
   if (value === 'true') return true;
   return value;
+}
+
+/**
+ * `https://app.example.com,http://localhost:5173`: exact origins (scheme, host, optional port; a
+ * trailing slash is dropped). `*` is refused: these origins get credentialed access.
+ */
+export function parseCorsOrigins(value: string): string[] {
+  const origins: string[] = [];
+  for (const raw of value.split(',')) {
+    const item = raw.trim().replace(/\/+$/, '');
+    if (!item) continue;
+    let origin: string | null = null;
+    try {
+      const url = new URL(item);
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && url.origin === item) origin = url.origin;
+    } catch {
+      // not a URL: reported below
+    }
+    if (!origin) {
+      throw new ConfigError(
+        `Invalid configuration:\n  CORS_ORIGINS: "${raw.trim()}" is not an origin (scheme://host[:port], no path, no *)`,
+      );
+    }
+    if (!origins.includes(origin)) origins.push(origin);
+  }
+  return origins;
 }
 
 function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {

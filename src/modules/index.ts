@@ -5,6 +5,7 @@ import { apiKeysModule } from './api-keys/index.js';
 import { audiencesModule } from './audiences/index.js';
 import { auditModule } from './audit/index.js';
 import { authModule } from './auth/index.js';
+import { browserSdkModule } from './browser-sdk/index.js';
 import { contentModule } from './content/index.js';
 import { deliveryModule } from './delivery/index.js';
 import { endUsersModule } from './end-users/index.js';
@@ -39,4 +40,5 @@ export const allModules: readonly ModuleManifest[] = [
   contentModule,
   aiModule,
   sdkModule,
+  browserSdkModule,
 ];

@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, customType, index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  check,
+  customType,
+  index,
+  jsonb,
+  pgTable,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { created, ts, updated } from './columns.js';
 import { tenants, users } from './platform.js';
 

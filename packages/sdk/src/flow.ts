@@ -1,0 +1,404 @@
+import type { Env } from './env.js';
+import { fill } from './labels.js';
+import { loadPosition, loadWidgets } from './lazy.js';
+import type { Context } from './plan.js';
+import { placementOf, reveal, TARGET_TIMEOUT_MS, waitForElement } from './ui/anchor.js';
+import { h } from './ui/dom.js';
+import { type Button, card, rememberFocus, type Surface } from './ui/surface.js';
+import { num, safeUrl, sameDocument, store, str } from './util.js';
+import type { Flow, FlowStep } from './wire.js';
+
+/** A flow in progress, kept in localStorage so that it survives reloads and NAVIGATE steps. */
+export interface FlowProgress {
+  id: string;
+  step: number;
+  flow: Flow;
+  context: Context;
+  startedAt: number;
+  at: number;
+}
+
+export const PROGRESS_KEY = 'flow';
+/** Progress older than this is dropped rather than resumed. */
+export const PROGRESS_TTL_MS = 30 * 60_000;
+
+type Position = Awaited<ReturnType<typeof loadPosition>>;
+type Widgets = Awaited<ReturnType<typeof loadWidgets>>;
+
+/** Steps that act on the page rather than show a card (the user or the SDK performs them). */
+const ACTIONS = ['CLICK', 'NAVIGATE', 'WAIT', 'INPUT', 'SCROLL'];
+/** Steps that need their target element. */
+const TARGETED = ['TOOLTIP', 'BEACON', 'CLICK', 'INPUT'];
+
+/**
+ * Runs one flow, step by step: renders each step type, waits for missing targets (10 s, then
+ * SELECTOR_NOT_FOUND and FLOW_SKIPPED), and reports FLOW_STARTED, STEP_VIEWED, STEP_COMPLETED,
+ * FLOW_COMPLETED and FLOW_DISMISSED with `flowId`, `flowName`, `stepIndex`, `stepId`,
+ * `stepType`, `totalSteps` (plus the experiment or journey context).
+ */
+export class FlowRunner {
+  readonly steps: FlowStep[];
+  private index = -1;
+  private cleanups: (() => void)[] = [];
+  private generation = 0;
+  private shownAt = 0;
+  private readonly restoreFocus: () => void;
+  private ended = false;
+
+  constructor(
+    private readonly env: Env,
+    readonly flow: Flow,
+    private readonly context: Context,
+    private readonly onEnd: (runner: FlowRunner) => void,
+    private readonly startedAt: number = Date.now(),
+  ) {
+    this.steps = [...(flow.steps ?? [])].sort((a, b) => a.order - b.order);
+    this.restoreFocus = rememberFocus(env.root);
+  }
+
+  get id(): string {
+    return this.flow.id;
+  }
+
+  /** Shows step `at`; a resumed flow (reload, navigation) does not report FLOW_STARTED again. */
+  start(at = 0, resumed = false) {
+    if (this.steps.length === 0) return this.finish(false);
+    if (!resumed) {
+      this.env.emit('FLOW_STARTED', this.base());
+      this.env.notify('flow:started', this.base());
+    }
+    void this.show(Math.min(Math.max(at, 0), this.steps.length - 1));
+  }
+
+  /** Tears the flow down without reporting anything (reset, a new identity). */
+  stop(keepProgress = false): void {
+    this.clear();
+    this.ended = true;
+    if (!keepProgress) store.set(PROGRESS_KEY, undefined);
+  }
+
+  private base(): Record<string, unknown> {
+    return { flowId: this.flow.id, flowName: this.flow.name, totalSteps: this.steps.length, ...this.context };
+  }
+
+  private stepProps(i = this.index): Record<string, unknown> {
+    const s = this.steps[i];
+    return { ...this.base(), stepIndex: i, stepId: s?.id, stepType: s?.type };
+  }
+
+  private clear(): void {
+    this.generation++;
+    for (const fn of this.cleanups.splice(0)) {
+      try {
+        fn();
+      } catch {
+        // a cleanup never blocks the next step
+      }
+    }
+  }
+
+  private save(step: number): void {
+    const progress: FlowProgress = {
+      id: this.flow.id,
+      step,
+      flow: this.flow,
+      context: this.context,
+      startedAt: this.startedAt,
+      at: Date.now(),
+    };
+    store.set(PROGRESS_KEY, progress);
+  }
+
+  private async show(i: number): Promise<void> {
+    this.clear();
+    const generation = this.generation;
+    const stale = () => this.generation !== generation || this.ended;
+    this.index = i;
+    this.save(i);
+    const step = this.steps[i]!;
+    let target: Element | null = null;
+    let pos: Position | null = null;
+    let widgets: Widgets | null = null;
+    const selector = step.targetSelector?.trim();
+    const targeted = TARGETED.includes(step.type);
+    // A chunk that fails to load degrades the step (no arrow, no ring), never the flow.
+    const [found, position, form] = await Promise.all([
+      selector && (targeted || step.type === 'SCROLL' || step.type === 'WAIT')
+        ? waitForElement(selector, TARGET_TIMEOUT_MS, stale)
+        : null,
+      targeted ? loadPosition().catch(() => null) : null,
+      step.type === 'FORM' ? loadWidgets().catch(() => null) : null,
+    ]);
+    if (stale()) return;
+    target = found;
+    pos = position;
+    widgets = form;
+    if (selector && !target && (targeted || step.type === 'WAIT')) return this.skip(selector);
+    this.shownAt = Date.now();
+    this.env.emit('STEP_VIEWED', this.stepProps(i));
+    this.env.notify('flow:step', this.stepProps(i));
+    this.render(step, i, target, pos, widgets);
+  }
+
+  private buttons(i: number, withNext = true): Button[] {
+    const c = this.steps[i]!.content;
+    const last = i === this.steps.length - 1;
+    const { labels } = this.env;
+    const out: Button[] = [];
+    if (i > 0 && !ACTIONS.includes(this.steps[i - 1]!.type)) {
+      out.push({ label: str(c, 'backLabel') ?? labels.back, secondary: true, onClick: () => this.back() });
+    }
+    if (withNext) {
+      out.push({
+        label: last ? (str(c, 'doneLabel') ?? labels.done) : (str(c, 'nextLabel') ?? labels.next),
+        onClick: () => this.next(),
+      });
+    }
+    return out;
+  }
+
+  private surface(
+    i: number,
+    kind: string,
+    opts: { modal?: boolean; extra?: (Node | null)[]; buttons?: Button[] },
+  ): Surface {
+    const c = this.steps[i]!.content;
+    const total = this.steps.length;
+    const s = card(this.env.root, {
+      kind,
+      title: str(c, 'title'),
+      body: str(c, 'body') ?? str(c, 'text') ?? str(c, 'description'),
+      image: safeUrl(str(c, 'imageUrl')),
+      extra: opts.extra ?? [],
+      buttons: opts.buttons ?? this.buttons(i),
+      progress: total > 1 ? fill(this.env.labels.progress, { current: i + 1, total }) : undefined,
+      modal: opts.modal ?? false,
+      onClose: () => this.dismiss(),
+      closeLabel: this.env.labels.close,
+      label: this.flow.name,
+    });
+    this.cleanups.push(() => s.remove());
+    return s;
+  }
+
+  private render(
+    step: FlowStep,
+    i: number,
+    target: Element | null,
+    pos: Position | null,
+    widgets: Widgets | null,
+  ) {
+    const { root } = this.env;
+    const settings = step.settings ?? {};
+    switch (step.type) {
+      case 'BANNER':
+        return this.surface(i, 'g-banner', {}).focus();
+      case 'SLIDEOUT':
+        return this.surface(i, 'g-corner', {}).focus();
+      case 'VIDEO':
+        return this.surface(i, 'g-modal g-video', { modal: true, extra: [videoFrame(step)] }).focus();
+      case 'FORM': {
+        if (!widgets) return this.surface(i, 'g-modal', { modal: true }).focus();
+        widgets.addStyles(root);
+        const { form, values } = widgets.formFields(step.content.fields);
+        const buttons = this.buttons(i);
+        const next = buttons[buttons.length - 1]!;
+        next.onClick = () => {
+          if (form.reportValidity()) this.next({ values: values() });
+        };
+        return this.surface(i, 'g-modal', { modal: true, extra: [form], buttons }).focus();
+      }
+      case 'TOOLTIP':
+      case 'BEACON': {
+        if (!target || !pos) return this.surface(i, 'g-modal', { modal: true }).focus();
+        reveal(target);
+        const showTip = () => {
+          const s = this.surface(i, 'g-pop', {});
+          this.cleanups.push(
+            pos.anchorTo(target, s.card, placementOf(settings.position ?? step.content.position)),
+          );
+          this.cleanups.push(pos.ring(root, target));
+          s.focus();
+        };
+        if (step.type === 'TOOLTIP') return showTip();
+        const dot = root.mount(
+          h('button', {
+            type: 'button',
+            class: 'g-beacon',
+            'aria-label': str(step.content, 'title') ?? this.env.labels.openHint,
+            onclick: () => {
+              dot.remove();
+              showTip();
+            },
+          }),
+        );
+        this.cleanups.push(pos.pin(target, dot, root.isRtl), () => dot.remove());
+        return;
+      }
+      case 'CLICK':
+      case 'INPUT':
+        return this.act(step, i, target!, pos);
+      case 'SCROLL': {
+        if (target) target.scrollIntoView({ block: 'center', behavior: 'smooth' });
+        else scrollTo({ top: num(settings, 'y') ?? num(step.content, 'y') ?? 0, behavior: 'smooth' });
+        return this.later(() => this.next(), 700);
+      }
+      case 'WAIT': {
+        if (target) return this.next();
+        const ms = Math.min(num(settings, 'duration') ?? num(step.content, 'duration') ?? 1000, 60_000);
+        return this.later(() => this.next(), ms);
+      }
+      case 'NAVIGATE':
+        return this.navigate(step, i);
+      default:
+        // MODAL, and any type a newer service may send: a modal card is always readable.
+        return this.surface(i, 'g-modal', { modal: true }).focus();
+    }
+  }
+
+  private later(fn: () => void, ms: number): void {
+    const t = setTimeout(fn, ms);
+    this.cleanups.push(() => clearTimeout(t));
+  }
+
+  /**
+   * CLICK and INPUT: with `settings.auto` the SDK clicks (or types `settings.value`) itself;
+   * otherwise it highlights the target with the step's hint and moves on when the user does it.
+   */
+  private act(step: FlowStep, i: number, target: Element, pos: Position | null) {
+    const settings = step.settings ?? {};
+    const el = target as HTMLElement;
+    if (settings.auto === true) {
+      if (step.type === 'CLICK') el.click();
+      else if ('value' in el) {
+        (el as HTMLInputElement).value = String(settings.value ?? '');
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+        el.dispatchEvent(new Event('change', { bubbles: true }));
+      }
+      return this.later(() => this.next(), 300);
+    }
+    reveal(target);
+    if (pos) {
+      this.cleanups.push(pos.ring(this.env.root, target));
+      if (str(step.content, 'title') || str(step.content, 'body') || str(step.content, 'text')) {
+        const s = this.surface(i, 'g-pop', { buttons: this.buttons(i, false) });
+        this.cleanups.push(pos.anchorTo(target, s.card, placementOf(settings.position)));
+      }
+    }
+    let debounce: ReturnType<typeof setTimeout> | undefined;
+    const done = (e: Event) => {
+      if (step.type === 'CLICK') return this.next();
+      clearTimeout(debounce);
+      const value = (e.target as HTMLInputElement).value;
+      if (e.type === 'change' ? value !== '' : value.trim() !== '') {
+        debounce = setTimeout(() => this.next(), e.type === 'change' ? 0 : 800);
+      }
+    };
+    const events = step.type === 'CLICK' ? ['click'] : ['input', 'change'];
+    for (const type of events) target.addEventListener(type, done, true);
+    this.cleanups.push(() => {
+      clearTimeout(debounce);
+      for (const type of events) target.removeEventListener(type, done, true);
+    });
+  }
+
+  /** NAVIGATE: `content.url` (or `settings.url`); the flow resumes at the next step on the new page. */
+  private navigate(step: FlowStep, i: number) {
+    const url = safeUrl(str(step.content, 'url') ?? str(step.settings, 'url'));
+    if (!url || url === location.href) return this.next();
+    const last = i === this.steps.length - 1;
+    this.env.emit('STEP_COMPLETED', { ...this.stepProps(i), duration: 0 });
+    if (last) this.complete();
+    else this.save(i + 1);
+    if (step.settings?.spa === true || sameDocument(url, location.href)) {
+      if (sameDocument(url, location.href)) location.hash = new URL(url).hash;
+      else {
+        history.pushState(history.state, '', url);
+        dispatchEvent(new PopStateEvent('popstate', { state: history.state }));
+      }
+      if (!last) void this.show(i + 1);
+    } else {
+      location.assign(url);
+    }
+  }
+
+  next(extra: Record<string, unknown> = {}): void {
+    if (this.ended) return;
+    this.env.emit('STEP_COMPLETED', { ...this.stepProps(), duration: Date.now() - this.shownAt, ...extra });
+    if (this.index >= this.steps.length - 1) this.complete();
+    else void this.show(this.index + 1);
+  }
+
+  back(): void {
+    if (!this.ended && this.index > 0) void this.show(this.index - 1);
+  }
+
+  dismiss(): void {
+    if (this.ended) return;
+    const props = { ...this.stepProps(), duration: Date.now() - this.startedAt };
+    this.env.emit('FLOW_DISMISSED', props);
+    this.env.markDone(this.flow.id, 'dismissed');
+    this.env.notify('flow:dismissed', props);
+    this.finish();
+  }
+
+  private complete(): void {
+    const props = {
+      ...this.base(),
+      stepsCompleted: this.steps.length,
+      duration: Date.now() - this.startedAt,
+    };
+    this.env.emit('FLOW_COMPLETED', props);
+    this.env.markDone(this.flow.id, 'completed');
+    this.env.notify('flow:completed', props);
+    this.finish();
+  }
+
+  /** The target never appeared: report it and skip the flow, leaving the page as it was. */
+  private skip(selector: string): void {
+    this.env.emit('SELECTOR_NOT_FOUND', { ...this.stepProps(), selector, waitedMs: TARGET_TIMEOUT_MS });
+    const props = { ...this.stepProps(), reason: 'SELECTOR_NOT_FOUND' };
+    this.env.emit('FLOW_SKIPPED', props);
+    this.env.notify('flow:skipped', props);
+    this.finish();
+  }
+
+  private finish(restore = true): void {
+    this.clear();
+    this.ended = true;
+    store.set(PROGRESS_KEY, undefined);
+    if (restore) this.restoreFocus();
+    this.onEnd(this);
+  }
+}
+
+/** A VIDEO step's player: YouTube and Vimeo links embedded, anything else a <video>. */
+function videoFrame(step: FlowStep): Node | null {
+  const raw = str(step.content, 'videoUrl') ?? str(step.content, 'url');
+  const url = safeUrl(raw);
+  if (!url) return null;
+  const title = str(step.content, 'title') ?? 'Video';
+  const yt = /(?:youtube\.com\/(?:watch\?v=|embed\/)|youtu\.be\/)([\w-]{11})/.exec(url);
+  const vimeo = /vimeo\.com\/(?:video\/)?(\d+)/.exec(url);
+  const embed = yt
+    ? `https://www.youtube-nocookie.com/embed/${yt[1]}`
+    : vimeo
+      ? `https://player.vimeo.com/video/${vimeo[1]}`
+      : null;
+  return embed
+    ? h('iframe', {
+        class: 'g-frame',
+        src: embed,
+        title,
+        allow: 'autoplay; fullscreen; picture-in-picture',
+        allowfullscreen: true,
+      })
+    : h('video', {
+        class: 'g-frame',
+        src: url,
+        poster: safeUrl(str(step.content, 'posterUrl')),
+        controls: true,
+        playsinline: true,
+        title,
+      });
+}

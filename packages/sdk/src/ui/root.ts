@@ -1,0 +1,80 @@
+import { h } from './dom.js';
+
+/** The stylesheet, minified by the build (scripts/build.mjs) from ui/styles.css. */
+declare const __GUIDANCE_CSS__: string;
+
+/**
+ * The one host element (`<div data-guidance-root>`, appended to <body>) and its open shadow
+ * root: every surface the SDK shows is mounted in `layer`. Created on first use, and again if
+ * the host page removed it (SPAs that re-render <body>).
+ */
+export class Root {
+  private host: HTMLElement | null = null;
+  private ui: HTMLDivElement | null = null;
+  private dir: 'ltr' | 'rtl' = 'ltr';
+  private lang = '';
+  private primary = '';
+  /** Stylesheets added by lazy chunks, by name (kept across a re-created host). */
+  private readonly styles = new Map<string, string>();
+
+  get layer(): HTMLDivElement {
+    if (!this.host?.isConnected || !this.ui) {
+      const host = h('div', { 'data-guidance-root': true });
+      const shadow = host.attachShadow({ mode: 'open' });
+      this.ui = h('div', { class: 'g-ui' });
+      shadow.append(h('style', null, typeof __GUIDANCE_CSS__ === 'string' ? __GUIDANCE_CSS__ : ''), this.ui);
+      for (const css of this.styles.values()) shadow.append(h('style', null, css));
+      (document.body ?? document.documentElement).append(host);
+      this.host = host;
+      this.apply();
+    }
+    return this.ui;
+  }
+
+  /** Writing direction, language and brand colour of everything shown from now on. */
+  configure(opts: { rtl?: boolean; lang?: string; primary?: string }): void {
+    if (opts.rtl !== undefined) this.dir = opts.rtl ? 'rtl' : 'ltr';
+    if (opts.lang !== undefined) this.lang = opts.lang;
+    if (opts.primary !== undefined) this.primary = opts.primary;
+    this.apply();
+  }
+
+  private apply(): void {
+    if (!this.ui) return;
+    this.ui.dir = this.dir;
+    if (this.lang) this.ui.lang = this.lang;
+    if (this.primary) this.ui.style.setProperty('--g-primary', this.primary);
+  }
+
+  get isRtl(): boolean {
+    return this.dir === 'rtl';
+  }
+
+  /** Adds a stylesheet to the shadow root once (a lazy chunk's). */
+  addStyle(name: string, css: string): void {
+    if (this.styles.has(name)) return;
+    this.styles.set(name, css);
+    this.host?.shadowRoot?.append(h('style', null, css));
+  }
+
+  mount<T extends Node>(node: T): T {
+    this.layer.append(node);
+    return node;
+  }
+
+  /** The focused element inside the shadow root, if any. */
+  activeElement(): Element | null {
+    return this.host?.shadowRoot?.activeElement ?? null;
+  }
+
+  /** Whether a DOM event came from the SDK's own UI. */
+  owns(event: Event): boolean {
+    return this.host !== null && event.composedPath().includes(this.host);
+  }
+
+  destroy(): void {
+    this.host?.remove();
+    this.host = null;
+    this.ui = null;
+  }
+}
