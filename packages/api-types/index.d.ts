@@ -2218,6 +2218,67 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AnnouncementRecord: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** @constant */
+            contentType: "announcements";
+            name: string;
+            /** Format: uuid */
+            siteId: string;
+            /** @enum {string} */
+            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+            audienceId: string | null;
+            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+            publishedAt: string | null;
+            archivedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @enum {string} */
+            type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
+            content: {
+                title: string;
+                body?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            scheduledAt: string | null;
+            expiresAt: string | null;
+        };
+        BeaconRecord: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** @constant */
+            contentType: "beacons";
+            name: string;
+            /** Format: uuid */
+            siteId: string;
+            /** @enum {string} */
+            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+            audienceId: string | null;
+            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+            publishedAt: string | null;
+            archivedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            targetSelector: string;
+            content: {
+                message: string;
+            } & {
+                [key: string]: unknown;
+            };
+            targetUrl: string | null;
+            /** @enum {string} */
+            animation: "none" | "subtle" | "full";
+        };
         /** @description The error envelope of every 4xx and 5xx answer */
         Error: {
             error: {
@@ -2292,6 +2353,29 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        NpsSurveyRecord: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            name: string;
+            /** Format: uuid */
+            siteId: string;
+            /** @enum {string} */
+            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+            audienceId: string | null;
+            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+            question: string;
+            followUpQuestion: string | null;
+            publishedAt: string | null;
+            archivedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @constant */
+            contentType: "nps-surveys";
+        };
         /** @description An audience rule: a leaf { field, operator, value } or a group { logicalOperator: AND | OR | NOT, rules: [node, ...] }; at most 10 levels and 200 nodes. */
         RuleTree: {
             /** @enum {string} */
@@ -2365,14 +2449,7 @@ export interface components {
             /** @description null for a session with neither userId nor anonymousId */
             endUserId: string | null;
             flows: components["schemas"]["Flow"][];
-            content: ({
-                /** Format: uuid */
-                id: string;
-                /** @description type slug: tooltips, beacons, task-lists, surveys, announcements, self-help, nps-surveys */
-                contentType: string;
-            } & {
-                [key: string]: unknown;
-            })[];
+            content: (components["schemas"]["NpsSurveyRecord"] | components["schemas"]["TooltipRecord"] | components["schemas"]["BeaconRecord"] | components["schemas"]["TaskListRecord"] | components["schemas"]["SurveyRecord"] | components["schemas"]["AnnouncementRecord"] | components["schemas"]["SelfHelpRecord"])[];
             experiments: {
                 /** Format: uuid */
                 experimentId: string;
@@ -2391,6 +2468,168 @@ export interface components {
                 contentId: string;
             }[];
         };
+        SelfHelpRecord: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** @constant */
+            contentType: "self-help";
+            name: string;
+            /** Format: uuid */
+            siteId: string;
+            /** @enum {string} */
+            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+            audienceId: string | null;
+            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+            publishedAt: string | null;
+            archivedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            config: {
+                [key: string]: unknown;
+            };
+            items: {
+                [key: string]: unknown;
+            };
+        };
+        SurveyRecord: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** @constant */
+            contentType: "surveys";
+            name: string;
+            /** Format: uuid */
+            siteId: string;
+            /** @enum {string} */
+            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+            audienceId: string | null;
+            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+            publishedAt: string | null;
+            archivedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            questions: {
+                key: string;
+                /** @enum {string} */
+                type: "RATING" | "TEXT" | "MULTIPLE_CHOICE" | "SINGLE_CHOICE" | "NPS" | "SCALE" | "BOOLEAN" | "DROPDOWN";
+                question: string;
+                required: boolean;
+                options: {
+                    [key: string]: unknown;
+                };
+                order: number;
+            }[];
+        };
+        TaskListRecord: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** @constant */
+            contentType: "task-lists";
+            name: string;
+            /** Format: uuid */
+            siteId: string;
+            /** @enum {string} */
+            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+            audienceId: string | null;
+            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+            publishedAt: string | null;
+            archivedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            description: string | null;
+            items: {
+                title: string;
+                /** @enum {string} */
+                actionType: "NAVIGATE" | "COMPLETE_FLOW" | "FILL_FORM" | "EXTERNAL_LINK";
+                actionConfig: {
+                    [key: string]: unknown;
+                };
+                order: number;
+            }[];
+        };
+        TooltipRecord: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** @constant */
+            contentType: "tooltips";
+            name: string;
+            /** Format: uuid */
+            siteId: string;
+            /** @enum {string} */
+            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+            audienceId: string | null;
+            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+            publishedAt: string | null;
+            archivedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            targetSelector: string;
+            content: {
+                text: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            position: "AUTO" | "TOP" | "BOTTOM" | "LEFT" | "RIGHT";
+            targetUrl: string | null;
+        };
+        TriggerConfig: ({
+            /** @constant */
+            type: "exit_intent";
+            url?: string;
+        } & {
+            [key: string]: unknown;
+        }) | ({
+            /** @constant */
+            type: "scroll_depth";
+            url?: string;
+            percentage: number;
+        } & {
+            [key: string]: unknown;
+        }) | ({
+            /** @constant */
+            type: "time_on_page";
+            url?: string;
+            delay: number;
+        } & {
+            [key: string]: unknown;
+        }) | ({
+            /** @constant */
+            type: "side_button";
+            buttonColor?: string;
+            /** @enum {string} */
+            buttonPosition: "left" | "right";
+        } & {
+            [key: string]: unknown;
+        }) | ({
+            /** @constant */
+            type: "url_match";
+            pattern: string;
+            /** @enum {string} */
+            matchType?: "equals" | "contains" | "starts_with" | "ends_with" | "regex" | "glob";
+        } & {
+            [key: string]: unknown;
+        }) | ({
+            /** @constant */
+            type: "manual";
+        } & {
+            [key: string]: unknown;
+        });
     };
     responses: {
         /** @description The request is invalid (`details` lists each problem with its path). `error.code`: `VALIDATION_ERROR`, `INVALID_INVITE_TOKEN`, `INVALID_RESET_TOKEN`, `MISSING_TENANT_ID`, `AI_NOT_CONFIGURED`, `AI_KEY_INVALID`. */
@@ -2497,14 +2736,22 @@ export interface components {
     headers: never;
     pathItems: never;
 }
+export type SchemaAnnouncementRecord = components['schemas']['AnnouncementRecord'];
+export type SchemaBeaconRecord = components['schemas']['BeaconRecord'];
 export type SchemaError = components['schemas']['Error'];
 export type SchemaFlow = components['schemas']['Flow'];
 export type SchemaFlowStep = components['schemas']['FlowStep'];
+export type SchemaNpsSurveyRecord = components['schemas']['NpsSurveyRecord'];
 export type SchemaRuleTree = components['schemas']['RuleTree'];
 export type SchemaRuleTreeInput = components['schemas']['RuleTreeInput'];
 export type SchemaSdkConfig = components['schemas']['SdkConfig'];
 export type SchemaSdkEventInput = components['schemas']['SdkEventInput'];
 export type SchemaSdkSession = components['schemas']['SdkSession'];
+export type SchemaSelfHelpRecord = components['schemas']['SelfHelpRecord'];
+export type SchemaSurveyRecord = components['schemas']['SurveyRecord'];
+export type SchemaTaskListRecord = components['schemas']['TaskListRecord'];
+export type SchemaTooltipRecord = components['schemas']['TooltipRecord'];
+export type SchemaTriggerConfig = components['schemas']['TriggerConfig'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseConflict = components['responses']['Conflict'];
 export type ResponseForbidden = components['responses']['Forbidden'];
@@ -5900,12 +6147,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -5967,12 +6209,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -6034,12 +6271,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -6164,12 +6396,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -6232,12 +6459,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -6300,12 +6522,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -6368,12 +6585,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -6554,12 +6766,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -6621,12 +6828,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -6688,12 +6890,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -6816,12 +7013,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -6884,12 +7076,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -6952,12 +7139,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7020,12 +7202,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7199,12 +7376,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7267,12 +7439,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7335,12 +7502,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7457,12 +7619,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7526,12 +7683,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7595,12 +7747,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7664,12 +7811,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7856,12 +7998,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7925,12 +8062,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7994,12 +8126,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8129,12 +8256,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8199,12 +8321,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8269,12 +8386,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8339,12 +8451,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8528,12 +8635,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8596,12 +8698,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8664,12 +8761,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8794,12 +8886,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8863,12 +8950,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8932,12 +9014,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9001,12 +9078,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9144,12 +9216,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9208,12 +9275,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9272,12 +9334,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9353,12 +9410,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9418,12 +9470,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9483,12 +9530,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9548,12 +9590,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9767,12 +9804,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             question: string;
                             followUpQuestion: string | null;
                             publishedAt: string | null;
@@ -9822,12 +9854,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             question: string;
                             followUpQuestion: string | null;
                             publishedAt: string | null;
@@ -9877,12 +9904,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             question: string;
                             followUpQuestion: string | null;
                             publishedAt: string | null;
@@ -9983,12 +10005,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             question: string;
                             followUpQuestion: string | null;
                             publishedAt: string | null;
@@ -10039,12 +10056,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             question: string;
                             followUpQuestion: string | null;
                             publishedAt: string | null;
@@ -10095,12 +10107,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             question: string;
                             followUpQuestion: string | null;
                             publishedAt: string | null;
@@ -10151,12 +10158,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
-                            triggerConfig: ({
-                                /** @description exit_intent, scroll_depth, time_on_page, side_button, url_match, manual */
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
                             question: string;
                             followUpQuestion: string | null;
                             publishedAt: string | null;

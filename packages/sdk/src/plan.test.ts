@@ -4,8 +4,14 @@ import type { ContentRecord, Flow, SessionResponse } from './wire.js';
 
 const id = (n: number) => `0190a000-0000-7000-8000-${String(n).padStart(12, '0')}`;
 
+const AT = '2026-01-01T00:00:00.000Z';
+const TENANT = id(0);
+const SITE = id(1);
+
 const flow = (n: number, trigger: Flow['trigger'] = null): Flow => ({
   id: id(n),
+  tenantId: TENANT,
+  siteId: SITE,
   name: `Flow ${n}`,
   description: null,
   template: 'PRODUCT_TOUR',
@@ -13,15 +19,27 @@ const flow = (n: number, trigger: Flow['trigger'] = null): Flow => ({
   audienceId: null,
   trigger,
   settings: {},
+  scheduledAt: null,
+  expiresAt: null,
+  publishedAt: AT,
+  archivedAt: null,
+  createdAt: AT,
+  updatedAt: AT,
   steps: [],
 });
 
 const tooltip = (n: number): ContentRecord => ({
   id: id(n),
+  tenantId: TENANT,
+  siteId: SITE,
   contentType: 'tooltips',
   name: `Tip ${n}`,
   status: 'PUBLISHED',
   audienceId: null,
+  publishedAt: AT,
+  archivedAt: null,
+  createdAt: AT,
+  updatedAt: AT,
   triggerConfig: { type: 'time_on_page', delay: 5000 },
   targetSelector: '#x',
   content: { text: 'hi' },

@@ -2,6 +2,7 @@
 // the responses to both.
 import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
+import type { MatchType } from '../../engine/url-match.js';
 import { created, ts, updated } from './columns.js';
 import { tenants } from './platform.js';
 
@@ -18,8 +19,20 @@ export type ContentType = (typeof CONTENT_TYPES)[number];
 export const CONTENT_STATUSES = ['DRAFT', 'SCHEDULED', 'PUBLISHED', 'ARCHIVED'] as const;
 export type ContentStatus = (typeof CONTENT_STATUSES)[number];
 
-/** Trigger configuration of content and NPS surveys: `{ type, ...fields }` (validated by the content module). */
-export type TriggerConfig = { type: string } & Record<string, unknown>;
+/**
+ * Trigger configuration of content and NPS surveys, as stored: one shape per type (validated by
+ * the content module's `triggerConfigSchema`, whose output must be assignable to this where NPS
+ * surveys store it), and any field a later version adds.
+ */
+export type TriggerConfig = Record<string, unknown> &
+  (
+    | { type: 'exit_intent'; url?: string }
+    | { type: 'scroll_depth'; url?: string; percentage: number }
+    | { type: 'time_on_page'; url?: string; delay: number }
+    | { type: 'side_button'; buttonColor?: string; buttonPosition: 'left' | 'right' }
+    | { type: 'url_match'; pattern: string; matchType?: MatchType }
+    | { type: 'manual' }
+  );
 
 export const contentItems = pgTable(
   'content_items',

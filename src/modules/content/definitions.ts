@@ -399,6 +399,24 @@ export const patchBodyOf = (def: ContentTypeDef) => createBodyOf(def).partial();
 
 export const recordOf = (def: ContentTypeDef) => z.object({ ...commonRecord, ...def.recordFields });
 
+const RECORD_NAMES: Record<ContentType, string> = {
+  tooltips: 'TooltipRecord',
+  beacons: 'BeaconRecord',
+  'task-lists': 'TaskListRecord',
+  surveys: 'SurveyRecord',
+  announcements: 'AnnouncementRecord',
+  'self-help': 'SelfHelpRecord',
+};
+
+/**
+ * A content item as the SDK session serves it: the record, its `contentType` a literal (so the
+ * session's `content` is a union clients narrow by it), named in the OpenAPI document.
+ */
+export const deliveredRecordOf = (def: ContentTypeDef) =>
+  z
+    .object({ ...commonRecord, contentType: z.literal(def.slug), ...def.recordFields })
+    .meta({ id: RECORD_NAMES[def.slug] });
+
 export const listItem = z.object({
   id: uuid,
   tenantId: uuid,

@@ -55,7 +55,7 @@ export async function createNpsSurvey(
         siteId: input.siteId,
         status: 'DRAFT',
         audienceId: input.audienceId ?? null,
-        triggerConfig: (input.triggerConfig ?? null) as NpsSurveyRow['triggerConfig'],
+        triggerConfig: input.triggerConfig ?? null,
         question: input.question,
         followUpQuestion: input.followUpQuestion ?? null,
         createdAt: ctx.now,

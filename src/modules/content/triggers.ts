@@ -51,5 +51,26 @@ export const triggerConfigSchema = z
 
 export type TriggerConfigInput = z.output<typeof triggerConfigSchema>;
 
-/** Response side: what was stored (validated on the way in), described loosely. */
-export const triggerConfigRecord = z.looseObject({ type: z.string().describe(TRIGGER_TYPES.join(', ')) });
+/**
+ * Response side: what was stored (validated by `triggerConfigSchema` on the way in), one shape per
+ * type; loose, so that a field added later to a type is still sent as stored.
+ */
+const storedUrl = z.string().optional();
+export const triggerConfigRecord = z
+  .discriminatedUnion('type', [
+    z.looseObject({ type: z.literal('exit_intent'), url: storedUrl }),
+    z.looseObject({ type: z.literal('scroll_depth'), url: storedUrl, percentage: z.number() }),
+    z.looseObject({ type: z.literal('time_on_page'), url: storedUrl, delay: z.number() }),
+    z.looseObject({
+      type: z.literal('side_button'),
+      buttonColor: z.string().optional(),
+      buttonPosition: z.enum(['left', 'right']),
+    }),
+    z.looseObject({
+      type: z.literal('url_match'),
+      pattern: z.string(),
+      matchType: z.enum(MATCH_TYPES).optional(),
+    }),
+    z.looseObject({ type: z.literal('manual') }),
+  ])
+  .meta({ id: 'TriggerConfig' });

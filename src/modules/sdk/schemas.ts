@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { dataOf, jsonObject, uuid } from '../../platform/http/schemas.js';
+import { CONTENT_TYPE_LIST, deliveredRecordOf } from '../content/definitions.js';
+import { npsSurvey } from '../content/schemas.js';
 import { flowRecord } from '../flows/schemas.js';
 
 /** Largest `traits` object identify accepts, serialized as JSON (UTF-8 bytes). */
@@ -59,14 +61,11 @@ export const sessionBody = z.object({
     .optional(),
 });
 
-const contentEntry = z
-  .looseObject({
-    id: uuid,
-    contentType: z
-      .string()
-      .describe('type slug: tooltips, beacons, task-lists, surveys, announcements, self-help, nps-surveys'),
-  })
-  .describe('the content record as GET /api/content/:type/:id (or /api/nps-surveys/:id) shows it');
+/** A content record as GET /api/content/:type/:id (or /api/nps-surveys/:id) shows it, by `contentType`. */
+const contentEntry = z.discriminatedUnion('contentType', [
+  npsSurvey.extend({ contentType: z.literal('nps-surveys') }).meta({ id: 'NpsSurveyRecord' }),
+  ...CONTENT_TYPE_LIST.map(deliveredRecordOf),
+]);
 
 export const sessionResponse = dataOf(
   z
