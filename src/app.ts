@@ -10,6 +10,7 @@ import { SESSION_COOKIE } from './platform/auth/cookies.js';
 import { installGuard } from './platform/auth/guard.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
 import { jsonBodyParser, refuseNulInUrls } from './platform/http/json-body.js';
+import { httpServerOptions } from './platform/http/server-options.js';
 import { SERVICE_VERSION } from './platform/version.js';
 
 declare module 'fastify' {
@@ -33,7 +34,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: 'x-request-id',
     // Request ids only need to be unique; randomUUID draws from a cached entropy pool.
     genReqId: () => randomUUID(),
-    return503OnClosing: true,
+    // Draining answers 503 in the envelope (installErrorHandling).
+    return503OnClosing: false,
+    ...httpServerOptions(deps.config),
   }) as unknown as FastifyInstance;
 
   app.decorate('deps', deps);

@@ -56,6 +56,10 @@ const envSchema = z.object({
   REDIS_PREFIX: z.string().default('guidance:'),
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(4000),
   TRUST_PROXY: z.string().default('false'),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(10_000),
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(72_000),
+  REFRESH_GRACE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
 });
 
 export interface RateLimits {
@@ -96,6 +100,14 @@ export interface Config {
   apiKeyCacheTtlMs: number;
   /** Take the client IP from X-Forwarded-For (behind a reverse proxy). */
   trustProxy: boolean | string;
+  /** The whole request must arrive within this (else 408); at least headersTimeoutMs. */
+  requestTimeoutMs: number;
+  /** The request headers must arrive within this (else 408). */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** A refresh token presented again this soon after its rotation gets the same new tokens. */
+  refreshGraceSeconds: number;
   /** Accepted but unwise settings (short secrets), logged at warn level at startup. */
   warnings: string[];
 }
@@ -116,6 +128,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data;
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('Invalid configuration:\n  HEADERS_TIMEOUT_MS may not exceed REQUEST_TIMEOUT_MS');
+  }
   const dataDir = resolve(e.DATA_DIR);
   const secrets = resolveSecrets(e.DATABASE_URL, dataDir, e.JWT_SECRET, e.ENCRYPTION_KEY);
   const warnings = secretWarnings({
@@ -158,6 +173,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisPrefix: e.REDIS_PREFIX,
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+    keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    refreshGraceSeconds: e.REFRESH_GRACE_SECONDS,
     warnings,
   };
 }
