@@ -10,6 +10,7 @@ import { SESSION_COOKIE } from './platform/auth/cookies.js';
 import { installGuard } from './platform/auth/guard.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
 import { jsonBodyParser, refuseNulInUrls } from './platform/http/json-body.js';
+import { installSecurityHeaders } from './platform/http/security-headers.js';
 import { httpServerOptions } from './platform/http/server-options.js';
 import { SERVICE_VERSION } from './platform/version.js';
 
@@ -47,6 +48,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(app));
   refuseNulInUrls(app);
   installErrorHandling(app);
+  installSecurityHeaders(app, { hsts: deps.config.cookieSecure });
   installGuard(app);
   // Cookies are parsed where read (readCookie), not on every request.
   await app.register(cookie, { hook: false });

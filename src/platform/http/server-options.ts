@@ -33,8 +33,12 @@ export function httpServerOptions(config: Config): FastifyHttpOptions<Server> {
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
     },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    // Errors of routing itself (an undecodable path, an overlong id): the envelope, like any other.
-    frameworkErrors: (err, request, reply) => sendError(err, request, reply),
+    // Errors of routing itself (an undecodable path, an overlong id): the envelope, like any
+    // other. No hook runs for them, so the security headers are added here.
+    frameworkErrors: (err, request, reply) => {
+      reply.headers(request.server.securityHeadersFor(request.url));
+      sendError(err, request, reply);
+    },
     clientErrorHandler,
   };
 }
@@ -52,6 +56,7 @@ function clientErrorHandler(this: FastifyInstance, err: Error & { code?: string 
     socket.write(
       `HTTP/1.1 ${appError.statusCode} ${STATUS_CODES[appError.statusCode]}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +
+        'X-Content-Type-Options: nosniff\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         'Connection: close\r\n\r\n' +
         body,
