@@ -74,6 +74,16 @@ const refresh = (token?: string, via: 'cookie' | 'body' = 'cookie') =>
     : post('/api/auth/refresh', { refreshToken: token });
 
 const db = () => t.deps.database.db;
+/** Runs `fn` with the service clock just past the refresh grace window of a rotation made now. */
+async function afterGraceWindow(fn: () => Promise<void>) {
+  t.clock.set(Date.now() + t.config.refreshGraceSeconds * 1000 + 1_000);
+  try {
+    await fn();
+  } finally {
+    t.clock.reset();
+  }
+}
+
 const sessionRow = async (refreshToken: string) => {
   const [row] = await db()
     .select()
@@ -455,14 +465,16 @@ describe('POST /api/auth/refresh', () => {
     }
   });
 
-  it('revokes the whole session when an already rotated token is used again', async () => {
+  it('revokes the whole session when an already rotated token is used again after the grace window', async () => {
     const { refreshToken, data } = await registerUser();
     const first = await refresh(refreshToken);
     const rotated = cookieOf(first, 'refresh_token')!.value;
     const access = first.json().data.accessToken as string;
     expect((await me({ bearer: access })).statusCode).toBe(200);
 
-    expectError(await refresh(refreshToken), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+    await afterGraceWindow(async () => {
+      expectError(await refresh(refreshToken), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+    });
     const row = await sessionRow(refreshToken);
     expect(row.revokedAt).toBeInstanceOf(Date);
     expect(row.revokedReason).toBe('refresh_reuse');
@@ -493,31 +505,139 @@ describe('POST /api/auth/refresh', () => {
     expect(third.statusCode).toBe(200);
     expect((await me({ bearer: third.json().data.accessToken })).statusCode).toBe(200);
 
-    // the token rotated away last, presented again, is a replay
-    expectError(await refresh(current), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+    // the token rotated away last, presented again after the grace window, is a replay
+    await afterGraceWindow(async () => {
+      expectError(await refresh(current), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+    });
     expect((await sessionRow(refreshToken)).revokedReason).toBe('refresh_reuse');
   });
 
-  it('lets exactly one of two concurrent refreshes with the same token win, without revoking', async () => {
+  it('answers two concurrent refreshes with the same token with the same new pair, rotating once', async () => {
     let { refreshToken } = await registerUser();
     for (let round = 0; round < 5; round++) {
+      const before = await sessionRow(refreshToken);
       const results = await Promise.all([refresh(refreshToken), refresh(refreshToken)]);
-      const winners = results.filter((r) => r.statusCode === 200);
-      expect(winners).toHaveLength(1);
-      expectError(results.find((r) => r.statusCode !== 200)!, 401, 'AUTH_INVALID_REFRESH_TOKEN');
-      const issued = cookieOf(winners[0]!, 'refresh_token')!.value;
+      for (const r of results) expect(r.statusCode, r.body).toBe(200);
+      const [a, b] = results.map((r) => ({
+        refresh: cookieOf(r, 'refresh_token')!.value,
+        access: r.json().data.accessToken as string,
+      }));
+      expect(a).toEqual(b);
       const row = await sessionRow(refreshToken);
-      // rotated once, to the winner's token; the loser was a race, not a replay
-      expect(row.refreshTokenHash).toBe(crypto.sha256(issued.split('.')[1]!));
+      // rotated once, to that token; the second was a race, not a replay
+      expect(row.refreshTokenHash).toBe(crypto.sha256(a!.refresh.split('.')[1]!));
+      expect(row.previousRefreshTokenHash).toBe(before.refreshTokenHash);
       expect(row.revokedAt).toBeNull();
-      expect((await me({ bearer: winners[0]!.json().data.accessToken })).statusCode).toBe(200);
-      refreshToken = issued;
+      expect((await me({ bearer: a!.access })).statusCode).toBe(200);
+      refreshToken = a!.refresh;
     }
-    // replaying a token after its rotation is still reuse
+    // replaying a token after its rotation and the grace window is still reuse
     const next = await refresh(refreshToken);
     expect(next.statusCode).toBe(200);
-    expectError(await refresh(refreshToken), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+    await afterGraceWindow(async () => {
+      expectError(await refresh(refreshToken), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+    });
     expect((await sessionRow(refreshToken)).revokedReason).toBe('refresh_reuse');
+  });
+
+  describe('grace window (REFRESH_GRACE_SECONDS)', () => {
+    it('answers the token rotated away last, presented again within the window, with the same pair', async () => {
+      const { refreshToken } = await registerUser();
+      const first = await refresh(refreshToken);
+      const again = await refresh(refreshToken);
+      expect(again.statusCode).toBe(200);
+      expect(again.json()).toEqual(first.json());
+      expect(cookieOf(again, 'refresh_token')!.value).toBe(cookieOf(first, 'refresh_token')!.value);
+      expect(cookieOf(again, 'session_token')!.value).toBe(first.json().data.accessToken);
+      const row = await sessionRow(refreshToken);
+      expect(row.revokedAt).toBeNull();
+      // nothing rotated a second time: the pair's refresh token is still the current one
+      expect(row.refreshTokenHash).toBe(
+        crypto.sha256(cookieOf(first, 'refresh_token')!.value.split('.')[1]!),
+      );
+      // and it rotates on as usual
+      const next = await refresh(cookieOf(first, 'refresh_token')!.value);
+      expect(next.statusCode).toBe(200);
+      expect(cookieOf(next, 'refresh_token')!.value).not.toBe(cookieOf(first, 'refresh_token')!.value);
+    });
+
+    it('ends with the window: the same replay after it revokes the session', async () => {
+      const { refreshToken } = await registerUser();
+      const first = await refresh(refreshToken);
+      // just inside: still the same pair
+      t.clock.set(Date.now() + t.config.refreshGraceSeconds * 1000 - 1_000);
+      try {
+        expect((await refresh(refreshToken)).json()).toEqual(first.json());
+      } finally {
+        t.clock.reset();
+      }
+      await afterGraceWindow(async () => {
+        expectError(await refresh(refreshToken), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+      });
+      expect((await sessionRow(refreshToken)).revokedReason).toBe('refresh_reuse');
+      expectError(await me({ bearer: first.json().data.accessToken }), 401, 'AUTH_TOKEN_REVOKED');
+    });
+
+    it('does not answer a token two rotations old, and does not revoke for it either', async () => {
+      const { refreshToken } = await registerUser();
+      const first = await refresh(refreshToken);
+      const second = await refresh(cookieOf(first, 'refresh_token')!.value);
+      expect(second.statusCode).toBe(200);
+      expectError(await refresh(refreshToken), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+      expect((await sessionRow(refreshToken)).revokedAt).toBeNull();
+      // the one rotated away last is still within its own window
+      expect((await refresh(cookieOf(first, 'refresh_token')!.value)).json()).toEqual(second.json());
+    });
+
+    it('answers nothing for a logged-out session or an ended membership', async () => {
+      const a = await registerUser();
+      const first = await refresh(a.refreshToken);
+      const logout = await post('/api/auth/logout', undefined, {
+        headers: { authorization: `Bearer ${first.json().data.accessToken}` },
+      });
+      expect(logout.statusCode).toBe(204);
+      expectError(await refresh(a.refreshToken), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+
+      const b = await registerUser();
+      await refresh(b.refreshToken);
+      await db().delete(members).where(eq(members.userId, b.data.user.id));
+      expectError(await refresh(b.refreshToken), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+      expect((await sessionRow(b.refreshToken)).revokedAt).toBeNull();
+    });
+
+    it('is off with REFRESH_GRACE_SECONDS=0: a replay revokes at once, a lost race is refused without revoking', async () => {
+      const strict = await createTestApp({ config: { refreshGraceSeconds: 0 } });
+      try {
+        const refreshOn = (token: string) =>
+          strict.inject({ method: 'POST', url: '/api/auth/refresh', cookies: { refresh_token: token } });
+        const register = async () => {
+          const res = await strict.inject({
+            method: 'POST',
+            url: '/api/auth/register',
+            payload: { email: uniqueEmail(), password: PASSWORD, companyName: `Co ${crypto.randomHex(5)}` },
+          });
+          return cookieOf(res, 'refresh_token')!.value;
+        };
+        let token = await register();
+        for (let round = 0; round < 3; round++) {
+          const results = await Promise.all([refreshOn(token), refreshOn(token)]);
+          const winners = results.filter((r) => r.statusCode === 200);
+          expect(winners).toHaveLength(1);
+          expectError(results.find((r) => r.statusCode !== 200)!, 401, 'AUTH_INVALID_REFRESH_TOKEN');
+          token = cookieOf(winners[0]!, 'refresh_token')!.value;
+        }
+        const old = await register();
+        expect((await refreshOn(old)).statusCode).toBe(200);
+        expectError(await refreshOn(old), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+        const [row] = await strict.deps.database.db
+          .select()
+          .from(sessions)
+          .where(eq(sessions.id, old.split('.')[0]!));
+        expect(row!.revokedReason).toBe('refresh_reuse');
+      } finally {
+        await strict.close();
+      }
+    });
   });
 
   it('refuses to refresh a session whose membership has ended', async () => {
