@@ -1,3 +1,4 @@
+import { deliverPasswordResets } from '../modules/auth/password-reset.js';
 import { EVENT_PROCESSOR } from '../modules/sdk/events-routes.js';
 import { eventEffects } from './event-effects.js';
 import { ASSUMED_EVENTS_PER_BATCH, processPendingEvents } from './event-processor.js';
@@ -39,4 +40,12 @@ export const workers: Worker[] = [
     },
   },
   schedulerWorker,
+  {
+    // Not woken by the request route: the work of a reset is not tied to the moment it was asked for.
+    name: 'password-resets',
+    intervalMs: 2_000,
+    run: async (deps) => {
+      await deliverPasswordResets(deps);
+    },
+  },
 ];

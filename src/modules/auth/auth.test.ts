@@ -7,6 +7,7 @@ import {
   auditLogs,
   mailOutbox,
   members,
+  passwordResetRequests,
   passwordResets,
   sessions,
   tenants,
@@ -14,7 +15,9 @@ import {
 } from '../../db/schema/index.js';
 import * as crypto from '../../platform/crypto.js';
 import { newId } from '../../platform/ids.js';
+import { workers } from '../../workers/index.js';
 import { provisionTenant } from '../tenants/provision.js';
+import { deliverPasswordResets } from './password-reset.js';
 
 // Wrap verifyPassword so a test can see that an unknown email still costs an argon2 verify.
 vi.mock('../../platform/crypto.js', async (importOriginal) => {
@@ -700,19 +703,17 @@ describe('POST /api/auth/logout', () => {
 });
 
 describe('password reset', () => {
+  /** The worker's run (in production every 2 s, never woken by the route). */
+  const deliver = () => deliverPasswordResets(t.deps);
   const latestMail = async (to: string) => {
-    await expect
-      .poll(async () => (await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, to))).length, {
-        timeout: 3000,
-        interval: 25,
-      })
-      .toBeGreaterThan(0);
+    await deliver();
     const [mail] = await db()
       .select()
       .from(mailOutbox)
       .where(eq(mailOutbox.recipient, to))
       .orderBy(desc(mailOutbox.createdAt), desc(mailOutbox.id))
       .limit(1);
+    expect(mail, `a mail to ${to}`).toBeDefined();
     return mail!;
   };
   const tokenFrom = (body: string) => {
@@ -720,6 +721,8 @@ describe('password reset', () => {
     expect(match).not.toBeNull();
     return match![1]!;
   };
+  const queued = (email: string) =>
+    db().select().from(passwordResetRequests).where(eq(passwordResetRequests.email, email));
 
   it('resets end to end: mail with a link, new password works, old fails, sessions end', async () => {
     const { data, payload, refreshToken } = await registerUser();
@@ -754,77 +757,100 @@ describe('password reset', () => {
     );
   });
 
-  it('answers before creating the token or sending the mail', async () => {
+  it('does the same work on the request path for known and unknown emails: it only queues the request', async () => {
     const { data, payload } = await registerUser();
+    const unknown = uniqueEmail('nobody');
     const database = t.deps.database.db;
-    const insert = database.insert.bind(database);
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    // Token creation waits for the gate: a request that awaited it could not answer.
-    const spy = vi.spyOn(database, 'insert').mockImplementation(((table: Parameters<typeof insert>[0]) => {
-      const builder = insert(table);
-      if (table !== passwordResets) return builder;
-      return { values: (values: never) => gate.then(() => builder.values(values)) };
-    }) as unknown as typeof database.insert);
+    // Every statement the request path runs, by kind (the route reads nothing about accounts).
+    const calls: string[] = [];
+    const spies = (['select', 'insert', 'update', 'delete', 'execute', 'transaction'] as const).map(
+      (kind) => {
+        const original = (database[kind] as (...args: unknown[]) => unknown).bind(database);
+        return vi.spyOn(database, kind).mockImplementation(((...args: unknown[]) => {
+          calls.push(kind);
+          return original(...args);
+        }) as never);
+      },
+    );
+    const statements: Record<string, string[]> = {};
     try {
-      const res = await Promise.race([
-        post('/api/auth/password-reset/request', { email: payload.email }),
-        new Promise<'timed out'>((resolve) => setTimeout(() => resolve('timed out'), 1500)),
-      ]);
-      expect(res === 'timed out' ? res : res.statusCode).toBe(202);
-      expect(
-        await db().select().from(passwordResets).where(eq(passwordResets.userId, data.user.id)),
-      ).toHaveLength(0);
-      expect(
-        await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, payload.email)),
-      ).toHaveLength(0);
+      for (const email of [payload.email, unknown]) {
+        calls.length = 0;
+        const res = await post('/api/auth/password-reset/request', { email });
+        expect(res.statusCode).toBe(202);
+        expect(res.json()).toEqual({ data: { accepted: true } });
+        statements[email] = [...calls];
+      }
     } finally {
-      release();
-      spy.mockRestore();
+      for (const spy of spies) spy.mockRestore();
     }
-    await expect
-      .poll(
-        async () =>
-          (await db().select().from(passwordResets).where(eq(passwordResets.userId, data.user.id))).length,
-        {
-          timeout: 3000,
-          interval: 25,
-        },
-      )
-      .toBe(1);
+    expect(statements[payload.email]).toEqual(['insert']);
+    expect(statements[unknown]).toEqual(['insert']);
+    // nothing issued yet: both requests wait in the queue, as typed
+    expect(
+      await db().select().from(passwordResets).where(eq(passwordResets.userId, data.user.id)),
+    ).toHaveLength(0);
+    expect(await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, payload.email))).toHaveLength(
+      0,
+    );
+    expect(await queued(payload.email)).toHaveLength(1);
+    expect(await queued(unknown)).toHaveLength(1);
+
+    // the worker issues the known one, drops the unknown one, and empties the queue
+    expect(await deliver()).toBeGreaterThanOrEqual(2);
+    expect(await queued(payload.email)).toHaveLength(0);
+    expect(await queued(unknown)).toHaveLength(0);
+    expect(
+      await db().select().from(passwordResets).where(eq(passwordResets.userId, data.user.id)),
+    ).toHaveLength(1);
     expect((await latestMail(payload.email)).body).toContain('/reset-password/');
+    expect(await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, unknown))).toHaveLength(0);
   });
 
-  it('answers 202 when creating the token fails, and logs the failure', async () => {
+  it('is done by the password-resets worker on its interval, not woken by the request', async () => {
+    const worker = workers.find((w) => w.name === 'password-resets');
+    expect(worker).toBeDefined();
     const { payload } = await registerUser();
+    expect((await post('/api/auth/password-reset/request', { email: payload.email })).statusCode).toBe(202);
+    await worker!.run(t.deps);
+    expect(await queued(payload.email)).toHaveLength(0);
+    expect((await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, payload.email))).length).toBe(
+      1,
+    );
+  });
+
+  it('answers 202 whatever the worker meets later, which logs a failed request and goes on', async () => {
+    const first = await registerUser();
+    const second = await registerUser();
     const database = t.deps.database.db;
     const insert = database.insert.bind(database);
     const failure = new Error('simulated insert failure');
+    let failed = false;
     const spy = vi.spyOn(database, 'insert').mockImplementation(((table: Parameters<typeof insert>[0]) => {
-      if (table === passwordResets) throw failure;
+      if (table === passwordResets && !failed) {
+        failed = true;
+        throw failure;
+      }
       return insert(table);
     }) as unknown as typeof database.insert);
     const logged = vi.spyOn(t.deps.log, 'error');
     try {
-      const res = await post('/api/auth/password-reset/request', { email: payload.email });
-      expect(res.statusCode).toBe(202);
-      expect(res.json()).toEqual({ data: { accepted: true } });
-      await expect
-        .poll(() => logged.mock.calls.some(([arg]) => (arg as { err?: unknown })?.err === failure), {
-          timeout: 3000,
-          interval: 25,
-        })
-        .toBe(true);
+      for (const { payload } of [first, second]) {
+        const res = await post('/api/auth/password-reset/request', { email: payload.email });
+        expect(res.statusCode).toBe(202);
+      }
+      await deliver();
+      expect(logged.mock.calls.some(([arg]) => (arg as { err?: unknown })?.err === failure)).toBe(true);
     } finally {
       spy.mockRestore();
       logged.mockRestore();
     }
-    await new Promise((r) => setTimeout(r, 50));
-    expect(await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, payload.email))).toHaveLength(
-      0,
-    );
+    // the failed one is dropped (the user asks again), the next one is delivered
+    expect(await queued(first.payload.email)).toHaveLength(0);
+    expect(
+      await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, first.payload.email)),
+    ).toHaveLength(0);
+    expect((await latestMail(second.payload.email)).body).toContain('/reset-password/');
   });
 
   it('answers 202 for an unknown email and sends nothing', async () => {
@@ -832,7 +858,7 @@ describe('password reset', () => {
     const res = await post('/api/auth/password-reset/request', { email });
     expect(res.statusCode).toBe(202);
     expect(res.json()).toEqual({ data: { accepted: true } });
-    await new Promise((r) => setTimeout(r, 50));
+    await deliver();
     expect(await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, email))).toHaveLength(0);
   });
 
@@ -840,7 +866,7 @@ describe('password reset', () => {
     const email = uniqueEmail('google');
     await db().insert(users).values({ id: newId(), email, authProvider: 'google', googleSubject: 'g-2' });
     expect((await post('/api/auth/password-reset/request', { email })).statusCode).toBe(202);
-    await new Promise((r) => setTimeout(r, 50));
+    await deliver();
     expect(await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, email))).toHaveLength(0);
   });
 
