@@ -125,6 +125,22 @@ describe('lone UTF-16 surrogates and NUL: one rule for every field', () => {
   });
 });
 
+describe('prototype keys', () => {
+  it('are refused naming their place, anywhere in the body', async () => {
+    expect(
+      invalidAt(await send('POST', '/api/flows', flowJson(',"settings":{"a":{"__proto__":{"x":1}}}'))),
+    ).toBe('settings.a.__proto__');
+    expect(
+      invalidAt(await send('PATCH', '/api/tenants/current', '{"settings":{"constructor":{"prototype":{}}}}')),
+    ).toBe('settings.constructor.prototype');
+    expect(invalidAt(await send('POST', '/api/flows', '{"__proto__":{"isAdmin":true}}'))).toBe('__proto__');
+    // a key merely named constructor is data
+    const ok = await send('PATCH', '/api/tenants/current', '{"settings":{"constructor":"fine"}}');
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
+  });
+});
+
 describe('numbers and dates beyond what the database holds', () => {
   it('overview and per-flow analytics: year-0000 and year-10000 bounds → 400 at the query field', async () => {
     for (const q of [

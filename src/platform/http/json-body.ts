@@ -28,7 +28,7 @@ export function jsonBodyParser(
     const text = typeof body === 'string' ? body : body.toString();
     if (text.trim() === '') return done(null, {});
     parse(request, text, (err, parsed) => {
-      if (err) return done(err);
+      if (err) return done(prototypeKeyError(text) ?? err);
       const problem = findJsonProblem(parsed, mayHoldBadStrings(text));
       if (problem)
         return done(new AppError('VALIDATION_ERROR', `${problem.path}: ${problem.message}`, [problem]));
@@ -112,6 +112,46 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 function stringProblem(s: string): Found | null {
   if (s.includes('\u0000')) return { path: [], message: 'contains a NUL character (\\u0000)' };
   if (LONE_SURROGATE.test(s)) return { path: [], message: 'contains a lone UTF-16 surrogate' };
+  return null;
+}
+
+/**
+ * Fastify's parser refuses `__proto__` keys and `constructor.prototype` (prototype poisoning)
+ * as if the JSON were malformed; the answer names the key's place instead (only on that error).
+ */
+function prototypeKeyError(text: string): AppError | null {
+  if (!/"(?:__proto__|constructor)"/.test(text)) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const path = prototypeKeyPath(value, 1);
+  if (!path) return null;
+  const dotted = path.join('.');
+  return new AppError('VALIDATION_ERROR', `${dotted}: prototype keys are not accepted`, [
+    { path: dotted, message: 'prototype keys (__proto__, constructor.prototype) are not accepted' },
+  ]);
+}
+
+function prototypeKeyPath(value: unknown, depth: number): (string | number)[] | null {
+  if (value === null || typeof value !== 'object' || depth > MAX_JSON_DEPTH) return null;
+  const entries: [string | number, unknown][] = Array.isArray(value)
+    ? value.map((v, i) => [i, v])
+    : Object.entries(value as Record<string, unknown>);
+  for (const [key, child] of entries) {
+    if (key === '__proto__') return [key];
+    if (
+      key === 'constructor' &&
+      child !== null &&
+      typeof child === 'object' &&
+      Object.hasOwn(child, 'prototype')
+    )
+      return [key, 'prototype'];
+    const inner = prototypeKeyPath(child, depth + 1);
+    if (inner) return [key, ...inner];
+  }
   return null;
 }
 
