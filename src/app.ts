@@ -8,6 +8,8 @@ import { installCors } from './platform/http/cors.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
 import { jsonBodyParser, refuseNulInUrls } from './platform/http/json-body.js';
 import { installOpenApi } from './platform/http/openapi.js';
+import { installSecurityHeaders } from './platform/http/security-headers.js';
+import { httpServerOptions } from './platform/http/server-options.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -59,7 +61,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: 'x-request-id',
     // Request ids only need to be unique; randomUUID draws from a cached entropy pool.
     genReqId: () => randomUUID(),
-    return503OnClosing: true,
+    // Draining answers 503 in the envelope (installErrorHandling).
+    return503OnClosing: false,
+    ...httpServerOptions(deps.config),
   }) as unknown as FastifyInstance;
 
   app.decorate('deps', deps);
@@ -70,6 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(app));
   refuseNulInUrls(app);
   installErrorHandling(app);
+  installSecurityHeaders(app, { hsts: deps.config.cookieSecure });
   installGuard(app);
   await installCors(app, deps.config.corsOrigins);
   // Cookies are parsed where read (readCookie), not on every request.

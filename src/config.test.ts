@@ -80,6 +80,10 @@ describe('loadConfig', () => {
       apiKeyCacheTtlMs: 4000,
       trustProxy: false,
       corsOrigins: [],
+      requestTimeoutMs: 30_000,
+      headersTimeoutMs: 10_000,
+      keepAliveTimeoutMs: 72_000,
+      refreshGraceSeconds: 5,
       warnings: [],
     });
     // embedded mode: secrets generated once, kept in DATA_DIR, reused on the next start
@@ -141,6 +145,10 @@ describe('loadConfig', () => {
       API_KEY_CACHE_TTL_MS: '5000',
       TRUST_PROXY: 'true',
       CORS_ORIGINS: 'https://dashboard.example.com',
+      REQUEST_TIMEOUT_MS: '20000',
+      HEADERS_TIMEOUT_MS: '20000',
+      KEEP_ALIVE_TIMEOUT_MS: '5000',
+      REFRESH_GRACE_SECONDS: '0',
     });
     expect(config).toEqual({
       port: 8080,
@@ -173,6 +181,10 @@ describe('loadConfig', () => {
       apiKeyCacheTtlMs: 5000,
       trustProxy: true,
       corsOrigins: ['https://dashboard.example.com'],
+      requestTimeoutMs: 20_000,
+      headersTimeoutMs: 20_000,
+      keepAliveTimeoutMs: 5000,
+      refreshGraceSeconds: 0,
       warnings: [],
     });
   });
@@ -202,6 +214,10 @@ describe('loadConfig', () => {
     ['BODY_LIMIT_BYTES', '0'],
     ['ROLE', 'both'],
     ['API_KEY_CACHE_TTL_MS', '5001'],
+    ['REQUEST_TIMEOUT_MS', '0'],
+    ['HEADERS_TIMEOUT_MS', 'soon'],
+    ['KEEP_ALIVE_TIMEOUT_MS', '-1'],
+    ['REFRESH_GRACE_SECONDS', '61'],
   ])('refuses %s=%s with a ConfigError naming the variable', (name, value) => {
     const message = configError(base({ [name]: value }));
     expect(message).toContain(name);
@@ -209,6 +225,12 @@ describe('loadConfig', () => {
     expect(message.split('\n').filter((l) => l.trim().match(/^[A-Z_]+:/))).toEqual([
       expect.stringContaining(`${name}:`),
     ]);
+  });
+
+  it('refuses a headers timeout longer than the request timeout', () => {
+    expect(configError(base({ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '5001' }))).toContain(
+      'HEADERS_TIMEOUT_MS may not exceed REQUEST_TIMEOUT_MS',
+    );
   });
 
   it('reports every invalid variable at once', () => {

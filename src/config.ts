@@ -59,6 +59,10 @@ const envSchema = z.object({
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(4000),
   TRUST_PROXY: z.string().default('false'),
   CORS_ORIGINS: z.string().default(''),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(10_000),
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(72_000),
+  REFRESH_GRACE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
 });
 
 export interface RateLimits {
@@ -109,6 +113,14 @@ export interface Config {
   trustProxy: boolean | string;
   /** Origins whose pages may call the dashboard routes with credentials (CORS); SDK routes allow any. */
   corsOrigins: string[];
+  /** The whole request must arrive within this (else 408); at least headersTimeoutMs. */
+  requestTimeoutMs: number;
+  /** The request headers must arrive within this (else 408). */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** A refresh token presented again this soon after its rotation gets the same new tokens. */
+  refreshGraceSeconds: number;
   /** Accepted but unwise settings (short secrets), logged at warn level at startup. */
   warnings: string[];
 }
@@ -129,6 +141,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data;
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('Invalid configuration:\n  HEADERS_TIMEOUT_MS may not exceed REQUEST_TIMEOUT_MS');
+  }
   const dataDir = resolve(e.DATA_DIR);
   const secrets = resolveSecrets(e.DATABASE_URL, dataDir, e.JWT_SECRET, e.ENCRYPTION_KEY);
   const warnings = secretWarnings({
@@ -174,6 +189,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     corsOrigins: parseCorsOrigins(e.CORS_ORIGINS),
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+    keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    refreshGraceSeconds: e.REFRESH_GRACE_SECONDS,
     warnings,
   };
 }

@@ -4,6 +4,7 @@ import { publicRoute } from '../src/platform/auth/guard.js';
 import { AppError } from '../src/platform/errors.js';
 import { paginationQuery } from '../src/platform/pagination.js';
 import { createTestApp, expectError, type TestApp } from './helpers/app.js';
+import { createTenant } from './helpers/factories.js';
 
 let t: TestApp;
 
@@ -111,9 +112,23 @@ describe('the error envelope', () => {
       payload: '{"name":"a\\u0000b"}',
     });
     expect(expectError(body, 400, 'VALIDATION_ERROR').details).toEqual([
-      { path: 'body', message: expect.any(String) },
+      { path: 'name', message: expect.stringContaining('NUL') },
     ]);
     expectError(await t.inject({ method: 'GET', url: '/api/health?x=%00' }), 400, 'VALIDATION_ERROR');
+  });
+
+  it('answers ids of any length, and paths that cannot be decoded, with 404 in the envelope', async () => {
+    const owner = await createTenant(t);
+    const long = await t.inject({
+      method: 'GET',
+      url: `/api/flows/${'a'.repeat(5_000)}`,
+      headers: owner.owner.headers,
+    });
+    expectError(long, 404, 'CONTENT_NOT_FOUND');
+    // beyond the router's own limit (longer than any request line Node accepts)
+    expectError(await t.inject({ method: 'GET', url: `/api/flows/${'a'.repeat(20_000)}` }), 404, 'NOT_FOUND');
+    for (const url of ['/api/flows/%ff', '/api/flows/%E0%A4%A', '/api/tenants/members/%zz'])
+      expectError(await t.inject({ method: 'GET', url, headers: owner.owner.headers }), 404, 'NOT_FOUND');
   });
 
   it('treats an empty JSON body as {}', async () => {

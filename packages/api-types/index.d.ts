@@ -2290,7 +2290,7 @@ export interface components {
                  * @description Stable machine-readable code: branch on this
                  * @enum {string}
                  */
-                code: "VALIDATION_ERROR" | "INVALID_INVITE_TOKEN" | "INVALID_RESET_TOKEN" | "MISSING_TENANT_ID" | "AI_NOT_CONFIGURED" | "AI_KEY_INVALID" | "AUTH_FAILED" | "AUTH_NO_TOKEN" | "AUTH_INVALID_TOKEN" | "AUTH_TOKEN_REVOKED" | "AUTH_INVALID_CREDENTIALS" | "AUTH_PROVIDER_MISMATCH" | "AUTH_NO_REFRESH_TOKEN" | "AUTH_INVALID_REFRESH_TOKEN" | "INSUFFICIENT_AI_TOKENS" | "FORBIDDEN" | "INSUFFICIENT_ROLE" | "PLAN_LIMIT_REACHED" | "PLAN_FEATURE_UNAVAILABLE" | "AI_DISABLED" | "NOT_FOUND" | "USER_NOT_FOUND" | "TENANT_NOT_FOUND" | "CONTENT_NOT_FOUND" | "EMAIL_EXISTS" | "TENANT_EXISTS" | "MEMBER_EXISTS" | "AUDIENCE_IN_USE" | "LOCALE_IN_USE" | "INVALID_STATE_TRANSITION" | "VERSION_CONFLICT" | "RESEND_LIMIT_REACHED" | "LAST_OWNER" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "EXTERNAL_SERVICE_ERROR" | "REGISTRATION_FAILED" | "SERVICE_UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "INVALID_INVITE_TOKEN" | "INVALID_RESET_TOKEN" | "MISSING_TENANT_ID" | "AI_NOT_CONFIGURED" | "AI_KEY_INVALID" | "AUTH_FAILED" | "AUTH_NO_TOKEN" | "AUTH_INVALID_TOKEN" | "AUTH_TOKEN_REVOKED" | "AUTH_INVALID_CREDENTIALS" | "AUTH_PROVIDER_MISMATCH" | "AUTH_NO_REFRESH_TOKEN" | "AUTH_INVALID_REFRESH_TOKEN" | "INSUFFICIENT_AI_TOKENS" | "FORBIDDEN" | "INSUFFICIENT_ROLE" | "PLAN_LIMIT_REACHED" | "PLAN_FEATURE_UNAVAILABLE" | "AI_DISABLED" | "NOT_FOUND" | "USER_NOT_FOUND" | "TENANT_NOT_FOUND" | "CONTENT_NOT_FOUND" | "EMAIL_EXISTS" | "TENANT_EXISTS" | "MEMBER_EXISTS" | "AUDIENCE_IN_USE" | "LOCALE_IN_USE" | "INVALID_STATE_TRANSITION" | "VERSION_CONFLICT" | "RESEND_LIMIT_REACHED" | "LAST_OWNER" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "EXTERNAL_SERVICE_ERROR" | "REGISTRATION_FAILED" | "SERVICE_UNAVAILABLE";
                 /** @enum {string} */
                 category: "VALIDATION" | "AUTH" | "NOT_FOUND" | "CONFLICT" | "RATE_LIMIT" | "EXTERNAL_SERVICE" | "INTERNAL";
                 /** @description VALIDATION_ERROR: [{ path, message }] with dotted paths (`query.`/`params.` prefixed); INVALID_STATE_TRANSITION: { from, action }; other codes: as documented on the operation */
@@ -6084,7 +6084,7 @@ export interface operations {
                         type: "time_on_page";
                         /** @description only on pages whose url contains this */
                         url?: string;
-                        /** @description milliseconds on the page */
+                        /** @description milliseconds on the page (at most 2^31 − 1: a browser timer’s limit) */
                         delay: number;
                     } | {
                         /** @enum {string} */
@@ -6333,7 +6333,7 @@ export interface operations {
                         type: "time_on_page";
                         /** @description only on pages whose url contains this */
                         url?: string;
-                        /** @description milliseconds on the page */
+                        /** @description milliseconds on the page (at most 2^31 − 1: a browser timer’s limit) */
                         delay: number;
                     } | {
                         /** @enum {string} */
@@ -6705,7 +6705,7 @@ export interface operations {
                         type: "time_on_page";
                         /** @description only on pages whose url contains this */
                         url?: string;
-                        /** @description milliseconds on the page */
+                        /** @description milliseconds on the page (at most 2^31 − 1: a browser timer’s limit) */
                         delay: number;
                     } | {
                         /** @enum {string} */
@@ -6952,7 +6952,7 @@ export interface operations {
                         type: "time_on_page";
                         /** @description only on pages whose url contains this */
                         url?: string;
-                        /** @description milliseconds on the page */
+                        /** @description milliseconds on the page (at most 2^31 − 1: a browser timer’s limit) */
                         delay: number;
                     } | {
                         /** @enum {string} */
@@ -7932,7 +7932,7 @@ export interface operations {
                         type: "time_on_page";
                         /** @description only on pages whose url contains this */
                         url?: string;
-                        /** @description milliseconds on the page */
+                        /** @description milliseconds on the page (at most 2^31 − 1: a browser timer’s limit) */
                         delay: number;
                     } | {
                         /** @enum {string} */
@@ -8190,7 +8190,7 @@ export interface operations {
                         type: "time_on_page";
                         /** @description only on pages whose url contains this */
                         url?: string;
-                        /** @description milliseconds on the page */
+                        /** @description milliseconds on the page (at most 2^31 − 1: a browser timer’s limit) */
                         delay: number;
                     } | {
                         /** @enum {string} */
@@ -8573,7 +8573,7 @@ export interface operations {
                         type: "time_on_page";
                         /** @description only on pages whose url contains this */
                         url?: string;
-                        /** @description milliseconds on the page */
+                        /** @description milliseconds on the page (at most 2^31 − 1: a browser timer’s limit) */
                         delay: number;
                     } | {
                         /** @enum {string} */
@@ -8824,7 +8824,7 @@ export interface operations {
                         type: "time_on_page";
                         /** @description only on pages whose url contains this */
                         url?: string;
-                        /** @description milliseconds on the page */
+                        /** @description milliseconds on the page (at most 2^31 − 1: a browser timer’s limit) */
                         delay: number;
                     } | {
                         /** @enum {string} */
@@ -9761,7 +9761,7 @@ export interface operations {
                         type: "time_on_page";
                         /** @description only on pages whose url contains this */
                         url?: string;
-                        /** @description milliseconds on the page */
+                        /** @description milliseconds on the page (at most 2^31 − 1: a browser timer’s limit) */
                         delay: number;
                     } | {
                         /** @enum {string} */
@@ -9962,7 +9962,7 @@ export interface operations {
                         type: "time_on_page";
                         /** @description only on pages whose url contains this */
                         url?: string;
-                        /** @description milliseconds on the page */
+                        /** @description milliseconds on the page (at most 2^31 − 1: a browser timer’s limit) */
                         delay: number;
                     } | {
                         /** @enum {string} */

@@ -124,6 +124,13 @@ export const passwordResets = pgTable('password_resets', {
   createdAt: created(),
 });
 
+/** Password-reset requests queued for the background worker (requests hold the email as typed). */
+export const passwordResetRequests = pgTable('password_reset_requests', {
+  id: uuid('id').primaryKey(),
+  email: text('email').notNull(),
+  requestedAt: ts('requested_at').notNull().defaultNow(),
+});
+
 export const apiKeys = pgTable(
   'api_keys',
   {

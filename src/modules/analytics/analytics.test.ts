@@ -398,6 +398,70 @@ describe('GET /api/analytics/flows/:flowId', () => {
   });
 });
 
+describe('integrity: flow events count only for flows of the sending tenant', () => {
+  it('ignores events naming another tenant’s flow or an unknown id, everywhere; counts its own flows, archived ones too', async () => {
+    const intruder = await createTenant(t);
+    const key = await apiKey(intruder);
+    const own = await createFlow(intruder, 'Own');
+    const day = '2026-03-11';
+    const named = (type: string, id: string, userId = 'x1') => ({
+      type,
+      timestamp: at(day),
+      userId,
+      properties: { flowId: id, stepIndex: 0 },
+    });
+    const before = (await get(`/api/analytics/flows/${flowId}?${MARCH}`)).json().data;
+    const acmeOverview = (await get(`/api/analytics/overview?${MARCH}`)).json().data;
+    const unknown = newId();
+    await send(key, [
+      named('FLOW_STARTED', flowId),
+      named('STEP_VIEWED', flowId),
+      named('FLOW_COMPLETED', flowId),
+      named('FLOW_COMPLETED', flowId, 'x2'),
+      named('FLOW_STARTED', unknown),
+      named('FLOW_COMPLETED', unknown),
+      named('FLOW_STARTED', own.id),
+    ]);
+    await processPendingEvents(t.deps, t.deps.modules.effects);
+
+    const mine = (await get(`/api/analytics/overview?${MARCH}`, intruder.owner.headers)).json().data;
+    expect(mine).toMatchObject({ totalFlows: 1, flowCompletions: 0, completionRate: 0, totalEvents: 7 });
+    expectError(
+      await get(`/api/analytics/flows/${flowId}?${MARCH}`, intruder.owner.headers),
+      404,
+      'CONTENT_NOT_FOUND',
+    );
+    expectError(
+      await get(`/api/analytics/flows/${unknown}`, intruder.owner.headers),
+      404,
+      'CONTENT_NOT_FOUND',
+    );
+    expect(
+      (await get(`/api/analytics/flows/${own.id}?${MARCH}`, intruder.owner.headers)).json().data,
+    ).toMatchObject({ totalStarts: 1, completed: 0 });
+    // the flow's owner sees none of it either
+    expect((await get(`/api/analytics/flows/${flowId}?${MARCH}`)).json().data).toEqual(before);
+    expect((await get(`/api/analytics/overview?${MARCH}`)).json().data).toEqual(acmeOverview);
+
+    // an archived flow of the tenant still counts
+    await send(key, [named('FLOW_COMPLETED', own.id)]);
+    await processPendingEvents(t.deps, t.deps.modules.effects);
+    const archived = await t.inject({
+      method: 'POST',
+      url: `/api/flows/${own.id}/archive`,
+      headers: intruder.owner.headers,
+    });
+    expect(archived.statusCode).toBe(200);
+    expect((await get(`/api/analytics/overview?${MARCH}`, intruder.owner.headers)).json().data).toMatchObject(
+      {
+        totalFlows: 0,
+        flowCompletions: 1,
+        completionRate: 1,
+      },
+    );
+  });
+});
+
 describe('GET /api/analytics/heatmaps', () => {
   it('answers points, elements and total clicks of that page', async () => {
     const res = await get(`/api/analytics/heatmaps?url=${encodeURIComponent(PAGE)}&${MARCH}`);

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { dataOf, uuid } from '../../platform/http/schemas.js';
+import { dataOf, isoDate, isoDateTime, uuid } from '../../platform/http/schemas.js';
 
 /**
  * A bound of a date range: an ISO 8601 date (`2026-05-01`) or date-time with offset; analytics
  * counts whole UTC days, so a date-time selects the UTC day it falls on. Kept as sent: the
  * response's `dateRange` echoes it.
  */
-const dateBound = z.union([z.iso.date(), z.iso.datetime({ offset: true })], {
-  error: 'must be an ISO 8601 date (YYYY-MM-DD) or date-time',
+const dateBound = z.union([isoDate(), isoDateTime()], {
+  error: 'must be an ISO 8601 date (YYYY-MM-DD) or date-time from 1970 to 9999',
 });
 
 export const rangeQuery = z.object({

@@ -68,16 +68,24 @@ async function reachOf(exec: Executor, tenantId: string, scopes: string[], range
   return new Map(rows.map((r) => [r.scope, num(r.n)]));
 }
 
-/** Flow event counts in the range: of one flow, or of all the tenant's flows. */
+/**
+ * Flow event counts in the range: of one flow, or of all the tenant's flows. Events are counted
+ * only for flows of the tenant: any API key holder can send a flow event naming any id (another
+ * tenant's flow, or none), and the rollups keep what was sent; the join with the tenant's flows
+ * (archived ones included) keeps such ids out of every figure. (Per-flow reads resolve the flow
+ * in the tenant first, so they never reach another tenant's id.)
+ */
 async function flowTotals(exec: Executor, tenantId: string, range: DayRange, flowId?: string) {
   const params = [tenantId, range.startDay, range.endDay];
   if (flowId !== undefined) params.push(flowId);
   const [t] = await rawQuery<{ starts: unknown; completed: unknown; dismissed: unknown; skipped: unknown }>(
     exec,
-    `select sum(starts) as starts, sum(completed) as completed, sum(dismissed) as dismissed,
-       sum(skipped) as skipped
-     from analytics_flow_daily where tenant_id = $1 and day between $2::date and $3::date
-       ${flowId === undefined ? '' : 'and flow_id = $4'}`,
+    `select sum(d.starts) as starts, sum(d.completed) as completed, sum(d.dismissed) as dismissed,
+       sum(d.skipped) as skipped
+     from analytics_flow_daily d
+     join flows f on f.tenant_id = d.tenant_id and f.id = d.flow_id
+     where d.tenant_id = $1 and d.day between $2::date and $3::date
+       ${flowId === undefined ? '' : 'and d.flow_id = $4'}`,
     params,
   );
   return {

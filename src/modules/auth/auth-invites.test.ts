@@ -12,6 +12,7 @@ import {
 import { auditLogs, inviteLinks, mailOutbox, members, type Role, users } from '../../db/schema/index.js';
 import { hashPassword, randomHex, randomToken, sha256 } from '../../platform/crypto.js';
 import { newId } from '../../platform/ids.js';
+import { deliverPasswordResets } from './password-reset.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -248,6 +249,7 @@ describe('emailed invites', () => {
       payload: { email: victim },
     });
     expect(requested.statusCode).toBe(202);
+    await deliverPasswordResets(t.deps); // the worker's run
     await expect
       .poll(
         async () =>

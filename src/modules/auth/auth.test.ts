@@ -7,6 +7,7 @@ import {
   auditLogs,
   mailOutbox,
   members,
+  passwordResetRequests,
   passwordResets,
   sessions,
   tenants,
@@ -15,6 +16,7 @@ import {
 import * as crypto from '../../platform/crypto.js';
 import { newId } from '../../platform/ids.js';
 import { provisionTenant } from '../tenants/provision.js';
+import { deliverPasswordResets } from './password-reset.js';
 
 // Wrap verifyPassword so a test can see that an unknown email still costs an argon2 verify.
 vi.mock('../../platform/crypto.js', async (importOriginal) => {
@@ -74,6 +76,16 @@ const refresh = (token?: string, via: 'cookie' | 'body' = 'cookie') =>
     : post('/api/auth/refresh', { refreshToken: token });
 
 const db = () => t.deps.database.db;
+/** Runs `fn` with the service clock just past the refresh grace window of a rotation made now. */
+async function afterGraceWindow(fn: () => Promise<void>) {
+  t.clock.set(Date.now() + t.config.refreshGraceSeconds * 1000 + 1_000);
+  try {
+    await fn();
+  } finally {
+    t.clock.reset();
+  }
+}
+
 const sessionRow = async (refreshToken: string) => {
   const [row] = await db()
     .select()
@@ -455,14 +467,16 @@ describe('POST /api/auth/refresh', () => {
     }
   });
 
-  it('revokes the whole session when an already rotated token is used again', async () => {
+  it('revokes the whole session when an already rotated token is used again after the grace window', async () => {
     const { refreshToken, data } = await registerUser();
     const first = await refresh(refreshToken);
     const rotated = cookieOf(first, 'refresh_token')!.value;
     const access = first.json().data.accessToken as string;
     expect((await me({ bearer: access })).statusCode).toBe(200);
 
-    expectError(await refresh(refreshToken), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+    await afterGraceWindow(async () => {
+      expectError(await refresh(refreshToken), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+    });
     const row = await sessionRow(refreshToken);
     expect(row.revokedAt).toBeInstanceOf(Date);
     expect(row.revokedReason).toBe('refresh_reuse');
@@ -493,31 +507,139 @@ describe('POST /api/auth/refresh', () => {
     expect(third.statusCode).toBe(200);
     expect((await me({ bearer: third.json().data.accessToken })).statusCode).toBe(200);
 
-    // the token rotated away last, presented again, is a replay
-    expectError(await refresh(current), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+    // the token rotated away last, presented again after the grace window, is a replay
+    await afterGraceWindow(async () => {
+      expectError(await refresh(current), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+    });
     expect((await sessionRow(refreshToken)).revokedReason).toBe('refresh_reuse');
   });
 
-  it('lets exactly one of two concurrent refreshes with the same token win, without revoking', async () => {
+  it('answers two concurrent refreshes with the same token with the same new pair, rotating once', async () => {
     let { refreshToken } = await registerUser();
     for (let round = 0; round < 5; round++) {
+      const before = await sessionRow(refreshToken);
       const results = await Promise.all([refresh(refreshToken), refresh(refreshToken)]);
-      const winners = results.filter((r) => r.statusCode === 200);
-      expect(winners).toHaveLength(1);
-      expectError(results.find((r) => r.statusCode !== 200)!, 401, 'AUTH_INVALID_REFRESH_TOKEN');
-      const issued = cookieOf(winners[0]!, 'refresh_token')!.value;
+      for (const r of results) expect(r.statusCode, r.body).toBe(200);
+      const [a, b] = results.map((r) => ({
+        refresh: cookieOf(r, 'refresh_token')!.value,
+        access: r.json().data.accessToken as string,
+      }));
+      expect(a).toEqual(b);
       const row = await sessionRow(refreshToken);
-      // rotated once, to the winner's token; the loser was a race, not a replay
-      expect(row.refreshTokenHash).toBe(crypto.sha256(issued.split('.')[1]!));
+      // rotated once, to that token; the second was a race, not a replay
+      expect(row.refreshTokenHash).toBe(crypto.sha256(a!.refresh.split('.')[1]!));
+      expect(row.previousRefreshTokenHash).toBe(before.refreshTokenHash);
       expect(row.revokedAt).toBeNull();
-      expect((await me({ bearer: winners[0]!.json().data.accessToken })).statusCode).toBe(200);
-      refreshToken = issued;
+      expect((await me({ bearer: a!.access })).statusCode).toBe(200);
+      refreshToken = a!.refresh;
     }
-    // replaying a token after its rotation is still reuse
+    // replaying a token after its rotation and the grace window is still reuse
     const next = await refresh(refreshToken);
     expect(next.statusCode).toBe(200);
-    expectError(await refresh(refreshToken), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+    await afterGraceWindow(async () => {
+      expectError(await refresh(refreshToken), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+    });
     expect((await sessionRow(refreshToken)).revokedReason).toBe('refresh_reuse');
+  });
+
+  describe('grace window (REFRESH_GRACE_SECONDS)', () => {
+    it('answers the token rotated away last, presented again within the window, with the same pair', async () => {
+      const { refreshToken } = await registerUser();
+      const first = await refresh(refreshToken);
+      const again = await refresh(refreshToken);
+      expect(again.statusCode).toBe(200);
+      expect(again.json()).toEqual(first.json());
+      expect(cookieOf(again, 'refresh_token')!.value).toBe(cookieOf(first, 'refresh_token')!.value);
+      expect(cookieOf(again, 'session_token')!.value).toBe(first.json().data.accessToken);
+      const row = await sessionRow(refreshToken);
+      expect(row.revokedAt).toBeNull();
+      // nothing rotated a second time: the pair's refresh token is still the current one
+      expect(row.refreshTokenHash).toBe(
+        crypto.sha256(cookieOf(first, 'refresh_token')!.value.split('.')[1]!),
+      );
+      // and it rotates on as usual
+      const next = await refresh(cookieOf(first, 'refresh_token')!.value);
+      expect(next.statusCode).toBe(200);
+      expect(cookieOf(next, 'refresh_token')!.value).not.toBe(cookieOf(first, 'refresh_token')!.value);
+    });
+
+    it('ends with the window: the same replay after it revokes the session', async () => {
+      const { refreshToken } = await registerUser();
+      const first = await refresh(refreshToken);
+      // just inside: still the same pair
+      t.clock.set(Date.now() + t.config.refreshGraceSeconds * 1000 - 1_000);
+      try {
+        expect((await refresh(refreshToken)).json()).toEqual(first.json());
+      } finally {
+        t.clock.reset();
+      }
+      await afterGraceWindow(async () => {
+        expectError(await refresh(refreshToken), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+      });
+      expect((await sessionRow(refreshToken)).revokedReason).toBe('refresh_reuse');
+      expectError(await me({ bearer: first.json().data.accessToken }), 401, 'AUTH_TOKEN_REVOKED');
+    });
+
+    it('does not answer a token two rotations old, and does not revoke for it either', async () => {
+      const { refreshToken } = await registerUser();
+      const first = await refresh(refreshToken);
+      const second = await refresh(cookieOf(first, 'refresh_token')!.value);
+      expect(second.statusCode).toBe(200);
+      expectError(await refresh(refreshToken), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+      expect((await sessionRow(refreshToken)).revokedAt).toBeNull();
+      // the one rotated away last is still within its own window
+      expect((await refresh(cookieOf(first, 'refresh_token')!.value)).json()).toEqual(second.json());
+    });
+
+    it('answers nothing for a logged-out session or an ended membership', async () => {
+      const a = await registerUser();
+      const first = await refresh(a.refreshToken);
+      const logout = await post('/api/auth/logout', undefined, {
+        headers: { authorization: `Bearer ${first.json().data.accessToken}` },
+      });
+      expect(logout.statusCode).toBe(204);
+      expectError(await refresh(a.refreshToken), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+
+      const b = await registerUser();
+      await refresh(b.refreshToken);
+      await db().delete(members).where(eq(members.userId, b.data.user.id));
+      expectError(await refresh(b.refreshToken), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+      expect((await sessionRow(b.refreshToken)).revokedAt).toBeNull();
+    });
+
+    it('is off with REFRESH_GRACE_SECONDS=0: a replay revokes at once, a lost race is refused without revoking', async () => {
+      const strict = await createTestApp({ config: { refreshGraceSeconds: 0 } });
+      try {
+        const refreshOn = (token: string) =>
+          strict.inject({ method: 'POST', url: '/api/auth/refresh', cookies: { refresh_token: token } });
+        const register = async () => {
+          const res = await strict.inject({
+            method: 'POST',
+            url: '/api/auth/register',
+            payload: { email: uniqueEmail(), password: PASSWORD, companyName: `Co ${crypto.randomHex(5)}` },
+          });
+          return cookieOf(res, 'refresh_token')!.value;
+        };
+        let token = await register();
+        for (let round = 0; round < 3; round++) {
+          const results = await Promise.all([refreshOn(token), refreshOn(token)]);
+          const winners = results.filter((r) => r.statusCode === 200);
+          expect(winners).toHaveLength(1);
+          expectError(results.find((r) => r.statusCode !== 200)!, 401, 'AUTH_INVALID_REFRESH_TOKEN');
+          token = cookieOf(winners[0]!, 'refresh_token')!.value;
+        }
+        const old = await register();
+        expect((await refreshOn(old)).statusCode).toBe(200);
+        expectError(await refreshOn(old), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+        const [row] = await strict.deps.database.db
+          .select()
+          .from(sessions)
+          .where(eq(sessions.id, old.split('.')[0]!));
+        expect(row!.revokedReason).toBe('refresh_reuse');
+      } finally {
+        await strict.close();
+      }
+    });
   });
 
   it('refuses to refresh a session whose membership has ended', async () => {
@@ -580,19 +702,17 @@ describe('POST /api/auth/logout', () => {
 });
 
 describe('password reset', () => {
+  /** The worker's run (in production every 2 s, never woken by the route). */
+  const deliver = () => deliverPasswordResets(t.deps);
   const latestMail = async (to: string) => {
-    await expect
-      .poll(async () => (await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, to))).length, {
-        timeout: 3000,
-        interval: 25,
-      })
-      .toBeGreaterThan(0);
+    await deliver();
     const [mail] = await db()
       .select()
       .from(mailOutbox)
       .where(eq(mailOutbox.recipient, to))
       .orderBy(desc(mailOutbox.createdAt), desc(mailOutbox.id))
       .limit(1);
+    expect(mail, `a mail to ${to}`).toBeDefined();
     return mail!;
   };
   const tokenFrom = (body: string) => {
@@ -600,6 +720,8 @@ describe('password reset', () => {
     expect(match).not.toBeNull();
     return match![1]!;
   };
+  const queued = (email: string) =>
+    db().select().from(passwordResetRequests).where(eq(passwordResetRequests.email, email));
 
   it('resets end to end: mail with a link, new password works, old fails, sessions end', async () => {
     const { data, payload, refreshToken } = await registerUser();
@@ -634,77 +756,100 @@ describe('password reset', () => {
     );
   });
 
-  it('answers before creating the token or sending the mail', async () => {
+  it('does the same work on the request path for known and unknown emails: it only queues the request', async () => {
     const { data, payload } = await registerUser();
+    const unknown = uniqueEmail('nobody');
     const database = t.deps.database.db;
-    const insert = database.insert.bind(database);
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    // Token creation waits for the gate: a request that awaited it could not answer.
-    const spy = vi.spyOn(database, 'insert').mockImplementation(((table: Parameters<typeof insert>[0]) => {
-      const builder = insert(table);
-      if (table !== passwordResets) return builder;
-      return { values: (values: never) => gate.then(() => builder.values(values)) };
-    }) as unknown as typeof database.insert);
+    // Every statement the request path runs, by kind (the route reads nothing about accounts).
+    const calls: string[] = [];
+    const spies = (['select', 'insert', 'update', 'delete', 'execute', 'transaction'] as const).map(
+      (kind) => {
+        const original = (database[kind] as (...args: unknown[]) => unknown).bind(database);
+        return vi.spyOn(database, kind).mockImplementation(((...args: unknown[]) => {
+          calls.push(kind);
+          return original(...args);
+        }) as never);
+      },
+    );
+    const statements: Record<string, string[]> = {};
     try {
-      const res = await Promise.race([
-        post('/api/auth/password-reset/request', { email: payload.email }),
-        new Promise<'timed out'>((resolve) => setTimeout(() => resolve('timed out'), 1500)),
-      ]);
-      expect(res === 'timed out' ? res : res.statusCode).toBe(202);
-      expect(
-        await db().select().from(passwordResets).where(eq(passwordResets.userId, data.user.id)),
-      ).toHaveLength(0);
-      expect(
-        await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, payload.email)),
-      ).toHaveLength(0);
+      for (const email of [payload.email, unknown]) {
+        calls.length = 0;
+        const res = await post('/api/auth/password-reset/request', { email });
+        expect(res.statusCode).toBe(202);
+        expect(res.json()).toEqual({ data: { accepted: true } });
+        statements[email] = [...calls];
+      }
     } finally {
-      release();
-      spy.mockRestore();
+      for (const spy of spies) spy.mockRestore();
     }
-    await expect
-      .poll(
-        async () =>
-          (await db().select().from(passwordResets).where(eq(passwordResets.userId, data.user.id))).length,
-        {
-          timeout: 3000,
-          interval: 25,
-        },
-      )
-      .toBe(1);
+    expect(statements[payload.email]).toEqual(['insert']);
+    expect(statements[unknown]).toEqual(['insert']);
+    // nothing issued yet: both requests wait in the queue, as typed
+    expect(
+      await db().select().from(passwordResets).where(eq(passwordResets.userId, data.user.id)),
+    ).toHaveLength(0);
+    expect(await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, payload.email))).toHaveLength(
+      0,
+    );
+    expect(await queued(payload.email)).toHaveLength(1);
+    expect(await queued(unknown)).toHaveLength(1);
+
+    // the worker issues the known one, drops the unknown one, and empties the queue
+    expect(await deliver()).toBeGreaterThanOrEqual(2);
+    expect(await queued(payload.email)).toHaveLength(0);
+    expect(await queued(unknown)).toHaveLength(0);
+    expect(
+      await db().select().from(passwordResets).where(eq(passwordResets.userId, data.user.id)),
+    ).toHaveLength(1);
     expect((await latestMail(payload.email)).body).toContain('/reset-password/');
+    expect(await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, unknown))).toHaveLength(0);
   });
 
-  it('answers 202 when creating the token fails, and logs the failure', async () => {
+  it('is done by the password-resets worker on its interval, not woken by the request', async () => {
+    const worker = t.deps.modules.jobs.find((job) => job.name === 'password-resets');
+    expect(worker).toBeDefined();
     const { payload } = await registerUser();
+    expect((await post('/api/auth/password-reset/request', { email: payload.email })).statusCode).toBe(202);
+    await worker!.run(t.deps);
+    expect(await queued(payload.email)).toHaveLength(0);
+    expect((await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, payload.email))).length).toBe(
+      1,
+    );
+  });
+
+  it('answers 202 whatever the worker meets later, which logs a failed request and goes on', async () => {
+    const first = await registerUser();
+    const second = await registerUser();
     const database = t.deps.database.db;
     const insert = database.insert.bind(database);
     const failure = new Error('simulated insert failure');
+    let failed = false;
     const spy = vi.spyOn(database, 'insert').mockImplementation(((table: Parameters<typeof insert>[0]) => {
-      if (table === passwordResets) throw failure;
+      if (table === passwordResets && !failed) {
+        failed = true;
+        throw failure;
+      }
       return insert(table);
     }) as unknown as typeof database.insert);
     const logged = vi.spyOn(t.deps.log, 'error');
     try {
-      const res = await post('/api/auth/password-reset/request', { email: payload.email });
-      expect(res.statusCode).toBe(202);
-      expect(res.json()).toEqual({ data: { accepted: true } });
-      await expect
-        .poll(() => logged.mock.calls.some(([arg]) => (arg as { err?: unknown })?.err === failure), {
-          timeout: 3000,
-          interval: 25,
-        })
-        .toBe(true);
+      for (const { payload } of [first, second]) {
+        const res = await post('/api/auth/password-reset/request', { email: payload.email });
+        expect(res.statusCode).toBe(202);
+      }
+      await deliver();
+      expect(logged.mock.calls.some(([arg]) => (arg as { err?: unknown })?.err === failure)).toBe(true);
     } finally {
       spy.mockRestore();
       logged.mockRestore();
     }
-    await new Promise((r) => setTimeout(r, 50));
-    expect(await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, payload.email))).toHaveLength(
-      0,
-    );
+    // the failed one is dropped (the user asks again), the next one is delivered
+    expect(await queued(first.payload.email)).toHaveLength(0);
+    expect(
+      await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, first.payload.email)),
+    ).toHaveLength(0);
+    expect((await latestMail(second.payload.email)).body).toContain('/reset-password/');
   });
 
   it('answers 202 for an unknown email and sends nothing', async () => {
@@ -712,7 +857,7 @@ describe('password reset', () => {
     const res = await post('/api/auth/password-reset/request', { email });
     expect(res.statusCode).toBe(202);
     expect(res.json()).toEqual({ data: { accepted: true } });
-    await new Promise((r) => setTimeout(r, 50));
+    await deliver();
     expect(await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, email))).toHaveLength(0);
   });
 
@@ -720,7 +865,7 @@ describe('password reset', () => {
     const email = uniqueEmail('google');
     await db().insert(users).values({ id: newId(), email, authProvider: 'google', googleSubject: 'g-2' });
     expect((await post('/api/auth/password-reset/request', { email })).statusCode).toBe(202);
-    await new Promise((r) => setTimeout(r, 50));
+    await deliver();
     expect(await db().select().from(mailOutbox).where(eq(mailOutbox.recipient, email))).toHaveLength(0);
   });
 

@@ -1,5 +1,6 @@
-import { and, eq, isNull } from 'drizzle-orm';
-import { passwordResets, sessions, users } from '../../db/schema/index.js';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { passwordResetRequests, passwordResets, sessions, users } from '../../db/schema/index.js';
+import type { AppDeps } from '../../deps.js';
 import { revokeSessions } from '../../platform/auth/sessions.js';
 import { hashPassword, issueSecret, sha256 } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
@@ -11,23 +12,52 @@ const RESET_TTL_MS = 60 * 60 * 1000;
 
 /**
  * Always "accepted", whether or not the email exists, so the route cannot be used to probe
- * for accounts. Nothing happens on the request path: the lookup, the token (only password
- * accounts get one) and the mail run after the answer is decided, so the response time is the
- * same for known and unknown emails. Failures are logged, never shown to the client.
+ * for accounts. The request path only queues the request (one INSERT, the same for every
+ * email); the lookup, the token (only password accounts get one) and the mail are the
+ * worker's (`deliverPasswordResets`), on its own schedule: neither the answer nor the requests
+ * that follow it take longer for an email that has an account.
  */
-export function requestPasswordReset(ctx: AuthCtx, email: string): void {
-  setImmediate(() => {
-    issuePasswordReset(ctx, email).catch((err: unknown) =>
-      ctx.deps.log.error({ err }, 'password reset request failed'),
-    );
-  });
+export async function requestPasswordReset(ctx: AuthCtx, email: string): Promise<void> {
+  await ctx.deps.database.db.insert(passwordResetRequests).values({ id: newId(), email });
 }
 
-async function issuePasswordReset(ctx: AuthCtx, email: string): Promise<void> {
-  const { database, config, mailer } = ctx.deps;
+/** Requests handled per statement by the worker. */
+const RESET_BATCH = 100;
+
+/**
+ * The worker's part: takes queued requests (deleting them; several instances skip each other's
+ * rows) and issues a reset for each that names a password account. A request whose work fails
+ * is logged and dropped (at most once: the user can ask again), never retried into a loop.
+ */
+export async function deliverPasswordResets(deps: AppDeps): Promise<number> {
+  const db = deps.database.db;
+  let handled = 0;
+  for (;;) {
+    const claim = db
+      .select({ id: passwordResetRequests.id })
+      .from(passwordResetRequests)
+      .orderBy(passwordResetRequests.id)
+      .limit(RESET_BATCH)
+      .for('update', { skipLocked: true });
+    const requests = await db
+      .delete(passwordResetRequests)
+      .where(inArray(passwordResetRequests.id, claim))
+      .returning({ email: passwordResetRequests.email });
+    for (const { email } of requests) {
+      await issuePasswordReset(deps, email).catch((err: unknown) =>
+        deps.log.error({ err }, 'password reset request failed'),
+      );
+    }
+    handled += requests.length;
+    if (requests.length < RESET_BATCH) return handled;
+  }
+}
+
+async function issuePasswordReset(deps: AppDeps, email: string): Promise<void> {
+  const { database, config, mailer } = deps;
   const user = await findUserByEmail(database.db, email);
   if (!user?.passwordHash) return;
-  const { token, hash, expiresAt } = issueSecret(nowOf(ctx).getTime(), RESET_TTL_MS);
+  const { token, hash, expiresAt } = issueSecret(deps.clock(), RESET_TTL_MS);
   await database.db
     .insert(passwordResets)
     .values({ id: newId(), userId: user.id, tokenHash: hash, expiresAt });

@@ -133,7 +133,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      requestPasswordReset(authCtxOf(request), request.body.email);
+      await requestPasswordReset(authCtxOf(request), request.body.email);
       return reply.code(202).send({ data: { accepted: true as const } });
     },
   );

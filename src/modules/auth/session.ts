@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { and, asc, eq, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { members, type Role, sessions, tenants, users } from '../../db/schema/index.js';
@@ -150,17 +151,50 @@ const preciseNow = (): number => performance.timeOrigin + performance.now();
 const preciseTimestamp = (ms: number): SQL<Date> => sql<Date>`to_timestamp(${ms / 1000}::double precision)`;
 
 /**
+ * The refresh secret a rotation replaces `secret` with: derived from it (HMAC under a key of
+ * the service), not drawn at random, so the rotation can be answered again — the same new
+ * secret — without the session keeping anything but hashes. Only the service can derive it.
+ */
+function nextRefreshSecret(ctx: AuthCtx, sessionId: string, secret: string): string {
+  const key = createHmac('sha256', ctx.deps.config.jwtSecret).update('refresh-rotation').digest();
+  return createHmac('sha256', key).update(`${sessionId}.${secret}`).digest('base64url');
+}
+
+interface RotatedSession {
+  id: string;
+  userId: string;
+  tenantId: string;
+  rotatedAt: Date;
+}
+
+/**
+ * The pair a rotation issued: the derived refresh secret and an access token issued at the
+ * rotation's time (as stored), so the same rotation always answers the same two tokens.
+ */
+async function rotationPair(ctx: AuthCtx, session: RotatedSession, nextSecret: string) {
+  const accessToken = await ctx.deps.tokens.signAccess(
+    { userId: session.userId, tenantId: session.tenantId, sessionId: session.id },
+    Math.floor(session.rotatedAt.getTime() / 1000),
+  );
+  return { accessToken, refreshToken: formatRefreshToken(session.id, nextSecret) };
+}
+
+/**
  * Rotates the refresh token of a live session and signs a new access token.
  *
- * - The secret rotated away last (`previous_refresh_token_hash`), presented again after that
- *   rotation, is a replay: the whole session is revoked (`refresh_reuse`), so a stolen token
- *   dies with every token issued after it.
+ * - Grace window (`REFRESH_GRACE_SECONDS`, 5 s by default): the token rotated away last,
+ *   presented again within that time of its rotation while no later rotation happened, answers
+ *   the same new pair as the rotation did. Two tabs refreshing at once therefore both succeed,
+ *   with the same tokens, whichever of them won the race.
+ * - Outside the window, that token presented again is a replay: the whole session is revoked
+ *   (`refresh_reuse`), so a stolen token dies with every token issued after it.
  * - Any other unknown secret is refused without touching the session: session ids are not
  *   secret (the access token's `sid`), so a guessed secret must not be a kill switch.
  * - Two concurrent refreshes with the same current token: the UPDATE is conditional on the old
- *   hash, so exactly one wins; the loser answers AUTH_INVALID_REFRESH_TOKEN without revoking,
- *   also when it reads the row only after the winner's commit (its token was still current
- *   when it arrived: `rotated_at` is later than its arrival, compared at microsecond precision).
+ *   hash, so exactly one rotates; the other answers the winner's pair (grace window), or, with
+ *   a window of 0, AUTH_INVALID_REFRESH_TOKEN without revoking, also when it reads the row only
+ *   after the winner's commit (its token was still current when it arrived: `rotated_at` is
+ *   later than its arrival, compared at microsecond precision).
  * - Each rotation extends the refresh expiry to now + refresh TTL (sliding window).
  */
 export async function refreshSession(
@@ -171,39 +205,65 @@ export async function refreshSession(
   if (!token) throw new AppError('AUTH_NO_REFRESH_TOKEN');
   const parsed = parseRefreshToken(token);
   if (!parsed) throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
-  const { database, tokens, log } = ctx.deps;
+  const { database, log, config } = ctx.deps;
   const db = database.db;
-  const [row] = await db
-    .select({
-      id: sessions.id,
-      userId: sessions.userId,
-      tenantId: sessions.tenantId,
-      refreshTokenHash: sessions.refreshTokenHash,
-      previousRefreshTokenHash: sessions.previousRefreshTokenHash,
-      refreshExpiresAt: sessions.refreshExpiresAt,
-      revokedAt: sessions.revokedAt,
-      memberId: members.id,
-    })
-    .from(sessions)
-    .leftJoin(
-      members,
-      and(
-        eq(members.tenantId, sessions.tenantId),
-        eq(members.userId, sessions.userId),
-        eq(members.isPending, false),
-      ),
-    )
-    .where(eq(sessions.id, parsed.sessionId))
-    .limit(1);
+  const readSession = async () => {
+    const [row] = await db
+      .select({
+        id: sessions.id,
+        userId: sessions.userId,
+        tenantId: sessions.tenantId,
+        refreshTokenHash: sessions.refreshTokenHash,
+        previousRefreshTokenHash: sessions.previousRefreshTokenHash,
+        refreshExpiresAt: sessions.refreshExpiresAt,
+        revokedAt: sessions.revokedAt,
+        rotatedAt: sessions.rotatedAt,
+        memberId: members.id,
+      })
+      .from(sessions)
+      .leftJoin(
+        members,
+        and(
+          eq(members.tenantId, sessions.tenantId),
+          eq(members.userId, sessions.userId),
+          eq(members.isPending, false),
+        ),
+      )
+      .where(eq(sessions.id, parsed.sessionId))
+      .limit(1);
+    return row;
+  };
   const now = nowOf(ctx);
+  const presented = sha256(parsed.secret);
+  const nextSecret = nextRefreshSecret(ctx, parsed.sessionId, parsed.secret);
+  const nextHash = sha256(nextSecret);
+  type SessionRow = NonNullable<Awaited<ReturnType<typeof readSession>>>;
+  /**
+   * Whether the rotation this token caused is still the session's last one and within the
+   * grace window (a request that arrived before that rotation, the loser of a race, is too).
+   */
+  const withinGrace = (row: SessionRow): row is SessionRow & { rotatedAt: Date } =>
+    config.refreshGraceSeconds > 0 &&
+    row.rotatedAt !== null &&
+    row.previousRefreshTokenHash !== null &&
+    safeEqual(presented, row.previousRefreshTokenHash) &&
+    safeEqual(nextHash, row.refreshTokenHash) &&
+    now.getTime() - row.rotatedAt.getTime() <= config.refreshGraceSeconds * 1000;
+  /** That rotation's pair again, if the session is still live. */
+  const answerAgain = (row: SessionRow & { rotatedAt: Date }) => {
+    if (row.revokedAt || !row.memberId) throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
+    return rotationPair(ctx, row, nextSecret);
+  };
+
+  const row = await readSession();
   if (!row || row.revokedAt || row.refreshExpiresAt.getTime() <= now.getTime()) {
     throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
   }
-  const presented = sha256(parsed.secret);
   if (!safeEqual(presented, row.refreshTokenHash)) {
     const replayed =
       row.previousRefreshTokenHash !== null && safeEqual(presented, row.previousRefreshTokenHash);
     if (!replayed) throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
+    if (withinGrace(row)) return answerAgain(row);
     const revoked = await revokeSessions(
       db,
       and(
@@ -221,24 +281,27 @@ export async function refreshSession(
   }
   // The membership behind the session has ended: the session cannot be extended.
   if (!row.memberId) throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
-  const refresh = issueRefreshSecret(ctx, now);
+  const expiresAt = new Date(now.getTime() + config.refreshTokenTtlSeconds * 1000);
   const [rotated] = await db
     .update(sessions)
     .set({
-      refreshTokenHash: refresh.hash,
+      refreshTokenHash: nextHash,
       previousRefreshTokenHash: presented,
       rotatedAt: preciseTimestamp(preciseNow()),
-      refreshExpiresAt: refresh.expiresAt,
+      refreshExpiresAt: expiresAt,
     })
     .where(and(eq(sessions.id, row.id), eq(sessions.refreshTokenHash, presented), isNull(sessions.revokedAt)))
-    .returning({ id: sessions.id });
-  if (!rotated) throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
-  const accessToken = await tokens.signAccess({
-    userId: row.userId,
-    tenantId: row.tenantId,
-    sessionId: row.id,
-  });
-  return { accessToken, refreshToken: formatRefreshToken(row.id, refresh.token) };
+    .returning({
+      id: sessions.id,
+      userId: sessions.userId,
+      tenantId: sessions.tenantId,
+      rotatedAt: sessions.rotatedAt,
+    });
+  if (rotated?.rotatedAt) return rotationPair(ctx, { ...rotated, rotatedAt: rotated.rotatedAt }, nextSecret);
+  // A concurrent refresh with the same token rotated first: its pair is this token's too.
+  const after = await readSession();
+  if (after && withinGrace(after)) return answerAgain(after);
+  throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
 }
 
 /** Ends the caller's session: its access and refresh tokens stop working at once. */

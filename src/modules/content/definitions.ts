@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
 import { CONTENT_STATUSES, CONTENT_TYPES, type ContentType } from '../../db/schema/index.js';
 import { randomHex } from '../../platform/crypto.js';
-import { jsonObject, timestamp, uuid } from '../../platform/http/schemas.js';
+import { int32, jsonObject, nonNegativeInt32, timestamp, uuid } from '../../platform/http/schemas.js';
 import { assertFlowUsable } from '../flows/lookup.js';
 import type { PlanFeatureKey } from '../pricing/enforce.js';
 import { triggerConfigRecord, triggerConfigSchema } from './triggers.js';
@@ -62,7 +62,7 @@ const httpUrl = z
 /** A missing actionConfig is parsed as `{}`, so the error names the missing field inside it. */
 const missing = () => ({}) as never;
 
-const itemBase = { title: text(255), order: z.number().int().min(0).optional() };
+const itemBase = { title: text(255), order: nonNegativeInt32().optional() };
 const taskItem = z.discriminatedUnion('actionType', [
   z.object({
     ...itemBase,
@@ -133,12 +133,12 @@ const question = z
     options: z
       .looseObject({
         choices: z.array(text(255)).min(1).max(MAX_CHOICES).optional(),
-        min: z.number().int().optional(),
-        max: z.number().int().optional(),
+        min: int32().optional(),
+        max: int32().optional(),
       })
       .optional()
       .describe('choice questions need `choices`; RATING and SCALE may set `min` and `max`'),
-    order: z.number().int().min(0).optional(),
+    order: nonNegativeInt32().optional(),
   })
   .superRefine((q, ctx) => {
     if (CHOICE_QUESTION_TYPES.includes(q.type)) {

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { CONTENT_STATUSES } from '../../db/schema/index.js';
-import { dataOf, jsonObject, listOf, timestamp, uuid } from '../../platform/http/schemas.js';
+import {
+  dataOf,
+  isoDate,
+  isoDateTime,
+  jsonObject,
+  listOf,
+  timestamp,
+  uuid,
+} from '../../platform/http/schemas.js';
 import { paginationQuery, sortDirection } from '../../platform/pagination.js';
 import { triggerConfigRecord, triggerConfigSchema } from './triggers.js';
 
@@ -81,7 +89,7 @@ export const npsResponseList = listOf(npsResponse);
  * the start of that day (UTC) as `startDate` and its end as `endDate`.
  */
 const dateBound = (edge: 'start' | 'end') =>
-  z.union([z.iso.datetime({ offset: true }), z.iso.date()]).transform((s) => {
+  z.union([isoDateTime(), isoDate()]).transform((s) => {
     if (s.length > 10) return new Date(s);
     const d = new Date(`${s}T00:00:00.000Z`);
     return edge === 'start' ? d : new Date(d.getTime() + 86_400_000 - 1);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MATCH_TYPES, MAX_URL_PATTERN_LENGTH, patternProblem } from '../../engine/url-match.js';
+import { nonNegativeInt32 } from '../../platform/http/schemas.js';
 
 /** Trigger types of content items and NPS surveys (spec: "Trigger configuration"). */
 export const TRIGGER_TYPES = [
@@ -28,7 +29,9 @@ export const triggerConfigSchema = z
     z.object({
       type: z.literal('time_on_page'),
       url,
-      delay: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).describe('milliseconds on the page'),
+      delay: nonNegativeInt32().describe(
+        'milliseconds on the page (at most 2^31 − 1: a browser timer’s limit)',
+      ),
     }),
     z.object({
       type: z.literal('side_button'),

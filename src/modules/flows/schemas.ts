@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { FLOW_STATUSES } from '../../db/schema/index.js';
 import { MATCH_TYPES, MAX_URL_PATTERN_LENGTH, patternProblem } from '../../engine/url-match.js';
-import { dataOf, jsonObject, listOf, timestamp, uuid } from '../../platform/http/schemas.js';
+import {
+  dataOf,
+  jsonObject,
+  listOf,
+  nonNegativeInt32,
+  timestamp,
+  uuid,
+} from '../../platform/http/schemas.js';
 import { paginationQuery } from '../../platform/pagination.js';
 
 export const FLOW_TEMPLATES = [
@@ -67,16 +74,13 @@ const stepFields = {
 /** A step in `steps` of a flow create/PATCH: its position in the array is its order (`order` is ignored). */
 export const inlineStepBody = z.object({
   ...stepFields,
-  order: z.number().int().min(0).optional().describe('Ignored: the array position is the order'),
+  order: nonNegativeInt32().optional().describe('Ignored: the array position is the order'),
 });
 export type InlineStep = z.output<typeof inlineStepBody>;
 
 export const createStepBody = z.object({
   ...stepFields,
-  order: z
-    .number()
-    .int()
-    .min(0)
+  order: nonNegativeInt32()
     .optional()
     .describe('Zero-based position to insert at; absent or past the end appends'),
 });
@@ -87,7 +91,7 @@ export const updateStepBody = z.object({
   targetSelector: stepFields.targetSelector,
   content: stepFields.content,
   settings: stepFields.settings,
-  order: z.number().int().min(0).optional().describe('Moves the step; past the end moves it last'),
+  order: nonNegativeInt32().optional().describe('Moves the step; past the end moves it last'),
 });
 export type UpdateStepInput = z.output<typeof updateStepBody>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataOf, listOf, timestamp, uuid } from '../../platform/http/schemas.js';
+import { dataOf, listOf, nonNegativeInt32, timestamp, uuid } from '../../platform/http/schemas.js';
 import { paginationQuery } from '../../platform/pagination.js';
 
 /** Translation lists default to 50 a page (spec: "except translations"). */
@@ -94,11 +94,9 @@ const fieldName = z
   .regex(/^[^.]+(\.[^.]+)*$/, 'must be a field name or a dotted path without empty segments');
 /** Matched case-insensitively against the tenant's locales; an unknown one is a 400 at this path. */
 const localeCode = z.string().trim().min(1).max(10);
-const expectedVersion = z
-  .number()
-  .int()
-  .min(0)
-  .describe('Version the client last read (0: the translation must not exist yet); another one answers 409');
+const expectedVersion = nonNegativeInt32().describe(
+  'Version the client last read (0: the translation must not exist yet); another one answers 409',
+);
 
 export const listTranslationsQuery = paginationQuery(TRANSLATIONS_PAGE_SIZE).extend({
   contentType: contentType.optional(),

@@ -12,12 +12,16 @@ export function createTokenService(secret: string, accessTtlSeconds: number) {
   const key = new TextEncoder().encode(secret);
   return {
     accessTtlSeconds,
-    async signAccess(claims: AccessClaims): Promise<string> {
+    /**
+     * Signs an access token issued now, or at `issuedAt` (Unix seconds): the same claims and
+     * issue time give the same token (HS256 is deterministic), which the refresh grace window uses.
+     */
+    async signAccess(claims: AccessClaims, issuedAt = Math.floor(Date.now() / 1000)): Promise<string> {
       return new SignJWT({ tid: claims.tenantId, sid: claims.sessionId, typ: 'access' })
         .setProtectedHeader({ alg: 'HS256' })
         .setSubject(claims.userId)
-        .setIssuedAt()
-        .setExpirationTime(`${accessTtlSeconds}s`)
+        .setIssuedAt(issuedAt)
+        .setExpirationTime(issuedAt + accessTtlSeconds)
         .sign(key);
     },
     async verifyAccess(token: string): Promise<AccessClaims> {

@@ -1,21 +1,63 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { AppError, type ValidationIssue } from '../errors.js';
 
 /** The one place where anything thrown becomes the spec's error envelope. */
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const appError = toAppError(err);
-    if (appError.statusCode >= 500) {
-      request.log.error({ err, correlationId: request.correlationId }, 'request failed');
-    }
-    reply.code(appError.statusCode).send(appError.toEnvelope());
-  });
+  app.setErrorHandler(sendError);
 
   app.setNotFoundHandler((request, reply) => {
-    const e = new AppError('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`);
-    reply.code(404).send(e.toEnvelope());
+    sendEnvelope(
+      reply,
+      new AppError('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`),
+    );
   });
+
+  // While the server drains (SIGTERM), new requests answer 503 in the envelope (Fastify's own
+  // return503OnClosing would answer with a body of its own); load balancers retry elsewhere.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
+    reply.header('connection', 'close');
+    done(new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down'));
+  });
+
+  // An `Expect` other than 100-continue: Node would answer 417 with an empty body.
+  app.server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    const body = JSON.stringify(new AppError('EXPECTATION_FAILED').toEnvelope());
+    res.writeHead(417, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    });
+    res.end(body);
+  });
+}
+
+/** Sends anything thrown as the envelope; 5xx are logged with their cause (never sent). */
+export function sendError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const appError = toAppError(err);
+  if (appError.statusCode >= 500) {
+    request.log.error({ err, correlationId: request.correlationId }, 'request failed');
+  }
+  sendEnvelope(reply, appError);
+}
+
+/**
+ * Sent as JSON text: the route's response schemas are not applied to errors, so a route that
+ * declares another body for the same status (health's 503) cannot turn an error into a
+ * serialization failure outside the envelope.
+ */
+function sendEnvelope(reply: FastifyReply, error: AppError): void {
+  reply
+    .code(error.statusCode)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(error.toEnvelope()));
 }
 
 const CONTEXT_PREFIX: Record<string, string> = {
@@ -41,6 +83,11 @@ export function toAppError(err: unknown): AppError {
   }
   if (isResponseSerializationError(e)) return new AppError('INTERNAL_ERROR');
   switch (e.code) {
+    // A path that cannot be decoded (`%ff`) or an id beyond any length Node accepts names no
+    // route or record: 404, as for any unknown or malformed id (DECISIONS §1).
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('NOT_FOUND');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('PAYLOAD_TOO_LARGE');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

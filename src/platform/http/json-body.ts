@@ -1,15 +1,22 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.js';
+import { AppError, type ValidationIssue } from '../errors.js';
 
 type Done = (err: Error | null, body?: unknown) => void;
 export type JsonBodyParser = (request: FastifyRequest, body: string | Buffer, done: Done) => void;
 
 /**
+ * The deepest nesting of arrays and objects a JSON body may have (the body itself is level 1).
+ * The deepest legitimate bodies (audience rule trees: 10 levels of groups) need about 25;
+ * thousands of levels overflow the stack wherever the value is serialized again.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
  * The service's JSON body parser (Fastify's own, which refuses `__proto__` keys), plus:
  * - an empty body reads as `{}`: bodiless POSTs that still send `Content-Type:
  *   application/json` (publish, archive, …) are common;
- * - a NUL character (`\u0000`) anywhere is a 400: PostgreSQL can store it in neither text nor
- *   jsonb, and one such value must not fail a statement shared with other requests.
+ * - the rules of `findJsonProblem` (depth, NUL, lone surrogates, numbers out of range): a 400
+ *   naming the field, for every route, before any schema or handler sees the value.
  * `onParsed` sees the body text and its parsed value (the event log keeps the text).
  */
 export function jsonBodyParser(
@@ -20,18 +27,132 @@ export function jsonBodyParser(
   return (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString();
     if (text.trim() === '') return done(null, {});
-    if (text.includes('\\u0000')) {
-      return done(
-        new AppError('VALIDATION_ERROR', 'NUL characters (\\u0000) are not accepted', [
-          { path: 'body', message: 'contains a NUL character' },
-        ]),
-      );
-    }
     parse(request, text, (err, parsed) => {
-      if (!err && onParsed) onParsed(request, text, parsed);
-      done(err, parsed);
+      if (err) return done(prototypeKeyError(text) ?? err);
+      const problem = findJsonProblem(parsed, mayHoldBadStrings(text));
+      if (problem)
+        return done(new AppError('VALIDATION_ERROR', `${problem.path}: ${problem.message}`, [problem]));
+      onParsed?.(request, text, parsed);
+      done(null, parsed);
     });
   };
+}
+
+/**
+ * NUL and lone surrogates can reach a parsed string only through a `\u` escape (the body was
+ * decoded from UTF-8, which encodes neither a lone surrogate nor, in JSON, a raw control
+ * character): only a text with such an escape has its strings checked one by one.
+ */
+const SUSPECT_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
+export const mayHoldBadStrings = (text: string): boolean => SUSPECT_ESCAPE.test(text);
+
+/**
+ * The first value of a parsed JSON body that breaks a rule every field shares, as a dotted
+ * path (`settings.a.b`, `events.0.properties`; `body` for the whole body) and a message:
+ * - nesting deeper than MAX_JSON_DEPTH;
+ * - a number that overflowed to ±Infinity (`1e999`): it would be stored as `null`;
+ * - with `checkStrings`, a NUL character (PostgreSQL stores it in neither text nor jsonb, and one
+ *   such value must not fail a statement shared with other requests) or a lone UTF-16 surrogate
+ *   (not Unicode: PostgreSQL refuses it in jsonb and replaces it in text), in a value or a key.
+ * Containers are walked on every request (a few microseconds for an SDK batch of 50 events);
+ * strings only when `checkStrings` (see mayHoldBadStrings).
+ */
+export function findJsonProblem(value: unknown, checkStrings = true): ValidationIssue | null {
+  const found = problemAt(value, 1, checkStrings);
+  if (!found) return null;
+  return { path: found.path.length ? found.path.join('.') : 'body', message: found.message };
+}
+
+interface Found {
+  path: (string | number)[];
+  message: string;
+}
+
+function problemAt(value: unknown, depth: number, checkStrings: boolean): Found | null {
+  switch (typeof value) {
+    case 'number':
+      return Number.isFinite(value) ? null : { path: [], message: 'number out of range' };
+    case 'string':
+      return checkStrings ? stringProblem(value) : null;
+    case 'object': {
+      if (value === null) return null;
+      if (depth > MAX_JSON_DEPTH) {
+        return { path: [], message: `nested more than ${MAX_JSON_DEPTH} levels deep` };
+      }
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          const found = problemAt(value[i], depth + 1, checkStrings);
+          if (found) {
+            found.path.unshift(i);
+            return found;
+          }
+        }
+        return null;
+      }
+      for (const key in value) {
+        // A bad key is named by its object: the key itself cannot be shown in a path.
+        const keyProblem = checkStrings ? stringProblem(key) : null;
+        if (keyProblem) return { path: [], message: `has a key that ${keyProblem.message}` };
+        const found = problemAt((value as Record<string, unknown>)[key], depth + 1, checkStrings);
+        if (found) {
+          found.path.unshift(key);
+          return found;
+        }
+      }
+      return null;
+    }
+    default:
+      return null;
+  }
+}
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one (code units, no `u` flag). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function stringProblem(s: string): Found | null {
+  if (s.includes('\u0000')) return { path: [], message: 'contains a NUL character (\\u0000)' };
+  if (LONE_SURROGATE.test(s)) return { path: [], message: 'contains a lone UTF-16 surrogate' };
+  return null;
+}
+
+/**
+ * Fastify's parser refuses `__proto__` keys and `constructor.prototype` (prototype poisoning)
+ * as if the JSON were malformed; the answer names the key's place instead (only on that error).
+ */
+function prototypeKeyError(text: string): AppError | null {
+  if (!/"(?:__proto__|constructor)"/.test(text)) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const path = prototypeKeyPath(value, 1);
+  if (!path) return null;
+  const dotted = path.join('.');
+  return new AppError('VALIDATION_ERROR', `${dotted}: prototype keys are not accepted`, [
+    { path: dotted, message: 'prototype keys (__proto__, constructor.prototype) are not accepted' },
+  ]);
+}
+
+function prototypeKeyPath(value: unknown, depth: number): (string | number)[] | null {
+  if (value === null || typeof value !== 'object' || depth > MAX_JSON_DEPTH) return null;
+  const entries: [string | number, unknown][] = Array.isArray(value)
+    ? value.map((v, i) => [i, v])
+    : Object.entries(value as Record<string, unknown>);
+  for (const [key, child] of entries) {
+    if (key === '__proto__') return [key];
+    if (
+      key === 'constructor' &&
+      child !== null &&
+      typeof child === 'object' &&
+      Object.hasOwn(child, 'prototype')
+    )
+      return [key, 'prototype'];
+    const inner = prototypeKeyPath(child, depth + 1);
+    if (inner) return [key, ...inner];
+  }
+  return null;
 }
 
 /** Query strings and paths with a NUL (`%00`) are refused for the same reason. */

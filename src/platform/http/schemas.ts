@@ -5,16 +5,52 @@ import { ERROR_CATEGORIES, ERROR_CODES } from '../errors.js';
 /**
  * Shared zod building blocks. Timestamps are Dates inside the service and ISO 8601 strings on
  * the wire: the codec decodes request strings and encodes response Dates.
+ *
+ * Every date and number a request may carry is bounded here, at the schema: a value the
+ * database (or JavaScript) cannot hold is a 400 naming the field, never a failed statement.
  */
-const isoDatetime = z.iso.datetime({ offset: true }).refine((s) => {
-  const year = Number(s.slice(0, 4));
-  return year >= 1970 && year <= 9999;
-}, 'year must be between 1970 and 9999');
 
-export const timestamp = z.codec(isoDatetime, z.date(), {
+/** Dates and instants accepted anywhere in a request: 1970-01-01 to 9999-12-31 (UTC). */
+const EARLIEST_MS = Date.UTC(1970, 0, 1);
+const LATEST_MS = Date.UTC(10_000, 0, 1) - 1;
+const DATE_RANGE_MESSAGE = 'must be between 1970-01-01 and 9999-12-31 (UTC)';
+
+/** The instant of a valid ISO date (`YYYY-MM-DD`: its UTC midnight) or date-time (no offset: UTC). */
+function instantOf(value: string): number {
+  if (!value.includes('T')) return Date.parse(`${value}T00:00:00Z`);
+  return Date.parse(/(Z|[+-]\d{2}:\d{2})$/i.test(value) ? value : `${value}Z`);
+}
+const inDateRange = (value: string): boolean => {
+  const ms = instantOf(value);
+  return ms >= EARLIEST_MS && ms <= LATEST_MS;
+};
+
+/** An ISO 8601 calendar date within the supported range. */
+export const isoDate = () => z.iso.date().refine(inDateRange, DATE_RANGE_MESSAGE);
+
+/** An ISO 8601 date-time with an offset (or, with `local`, without: read as UTC) within the supported range. */
+export const isoDateTime = (opts: { local?: boolean } = {}) =>
+  z.iso.datetime({ offset: true, local: opts.local ?? false }).refine(inDateRange, DATE_RANGE_MESSAGE);
+
+export const timestamp = z.codec(isoDateTime(), z.date(), {
   decode: (s) => new Date(s),
   encode: (d) => d.toISOString(),
 });
+
+/** The largest value of a PostgreSQL `integer` column. */
+export const INT32_MAX = 2_147_483_647;
+
+/**
+ * An integer that fits an `integer` column, and `setTimeout` in the SDK for milliseconds
+ * (positions, versions, durations): larger values are refused rather than failing a statement.
+ */
+export const int32 = () =>
+  z
+    .number()
+    .int()
+    .min(-INT32_MAX - 1)
+    .max(INT32_MAX);
+export const nonNegativeInt32 = () => z.number().int().min(0).max(INT32_MAX);
 
 export const uuid = z.uuid();
 
@@ -87,8 +123,8 @@ export interface DateBound {
  * filter with `gte(column, start.at)` and `lt(column, end.until)`.
  */
 export const dateBound = z
-  .union([z.iso.date(), z.iso.datetime({ offset: true, local: true })], {
-    error: 'must be an ISO 8601 date (YYYY-MM-DD) or datetime',
+  .union([isoDate(), isoDateTime({ local: true })], {
+    error: 'must be an ISO 8601 date (YYYY-MM-DD) or datetime from 1970 to 9999',
   })
   .transform((value): DateBound => {
     if (!value.includes('T')) {
