@@ -43,7 +43,9 @@ const API_DESCRIPTION = [
  */
 function awaitOwnChanges(app: FastifyInstance): void {
   const { changes } = app.deps;
-  app.addHook('onReady', () => changes.ready);
+  app.addHook('onReady', async () => {
+    await changes.ready;
+  });
   app.addHook('onSend', async (request) => {
     if (request.method === 'GET' || request.method === 'HEAD' || request.sdk) return;
     await changes.sync();
