@@ -133,6 +133,8 @@ describe('POST /api/ai-config', () => {
       [{ provider: 'MISTRAL', apiKey: FAKE_VALID_KEY }, 'provider'],
       [{ provider: 'OPENAI' }, 'apiKey'],
       [{ provider: 'OPENAI', apiKey: 'short' }, 'apiKey'],
+      [{ provider: 'OPENAI', apiKey: 'sk-é€ü-not-ascii-1234' }, 'apiKey'],
+      [{ provider: 'OPENAI', apiKey: 'sk-with space-123456' }, 'apiKey'],
       [{ provider: 'OPENAI', apiKey: FAKE_VALID_KEY, model: '../models/x' }, 'model'],
     ] as const;
     for (const [body, path] of bad) {

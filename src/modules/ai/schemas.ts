@@ -22,7 +22,14 @@ export const aiConfigRecord = z.object({
 
 export const saveAiConfigBody = z.object({
   provider: z.enum(AI_PROVIDERS),
-  apiKey: z.string().trim().min(8).max(500).describe('verified with the provider, then stored encrypted'),
+  apiKey: z
+    .string()
+    .trim()
+    .min(8)
+    .max(500)
+    // Sent in an HTTP header: provider keys are visible ASCII; anything else could never work.
+    .regex(/^[\x21-\x7e]+$/, 'an API key is visible ASCII characters without spaces')
+    .describe('verified with the provider, then stored encrypted'),
   model: z
     .string()
     .trim()
