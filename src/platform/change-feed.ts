@@ -132,7 +132,10 @@ function postgresListener(
     return c;
   };
   connected = connect(0);
-  connected.then(() => markReady(), () => {});
+  connected.then(
+    () => markReady(),
+    () => {},
+  );
 
   return {
     ready,
