@@ -2160,6 +2160,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sdk/knowledge-base": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the tenant's knowledge base for the self-help widget (full text; no provider call)
+         * @description Needs the plan's `ai` feature (else 403 PLAN_FEATURE_UNAVAILABLE) and a configured (400 AI_NOT_CONFIGURED), enabled (403 AI_DISABLED) provider. Spends no AI tokens.
+         */
+        get: operations["searchSdkKnowledgeBase"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sdk/config": {
         parameters: {
             query?: never;
@@ -11168,6 +11188,46 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    searchSdkKnowledgeBase: {
+        parameters: {
+            query: {
+                /** @description what the end user typed */
+                q: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            title: string;
+                            /** @description the opening of the article as plain text, at most about 200 characters */
+                            excerpt: string;
+                            category: string | null;
+                            /** @description the article's `metadata.url` when it is an http(s) address */
+                            url: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
     };
