@@ -10,6 +10,7 @@ import { contentModule } from './content/index.js';
 import { deliveryModule } from './delivery/index.js';
 import { endUsersModule } from './end-users/index.js';
 import { eventsModule } from './events/index.js';
+import { experimentsModule } from './experiments/index.js';
 import { flowsModule } from './flows/index.js';
 import { healthModule } from './health/index.js';
 import { pricingModule } from './pricing/index.js';
@@ -38,6 +39,7 @@ export const allModules: readonly ModuleManifest[] = [
   analyticsModule,
   flowsModule,
   contentModule,
+  experimentsModule,
   aiModule,
   sdkModule,
   browserSdkModule,
