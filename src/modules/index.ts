@@ -12,6 +12,7 @@ import { endUsersModule } from './end-users/index.js';
 import { eventsModule } from './events/index.js';
 import { flowsModule } from './flows/index.js';
 import { healthModule } from './health/index.js';
+import { journeysModule } from './journeys/index.js';
 import { pricingModule } from './pricing/index.js';
 import { sdkModule } from './sdk/index.js';
 import { tenantsModule } from './tenants/index.js';
@@ -38,6 +39,7 @@ export const allModules: readonly ModuleManifest[] = [
   analyticsModule,
   flowsModule,
   contentModule,
+  journeysModule,
   aiModule,
   sdkModule,
   browserSdkModule,

@@ -7,6 +7,7 @@ export * from './audiences.js';
 export * from './content.js';
 export * from './events.js';
 export * from './flows.js';
+export * from './journeys.js';
 export * from './platform.js';
 export * from './pricing.js';
 export * from './sdk.js';
