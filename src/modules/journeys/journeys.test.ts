@@ -51,7 +51,7 @@ function simpleCanvas(flowId: string, n = ids()) {
       { id: n.wait, type: 'WAIT', config: { duration: 60_000 }, position: { x: 1, y: 2 } },
       { id: n.content, type: 'CONTENT', config: { contentType: 'flow' }, contentId: flowId, position: at },
       { id: n.exit, type: 'EXIT', config: {}, position: at },
-    ],
+    ] as Record<string, unknown>[],
     edges: [
       { sourceNodeId: n.trigger, targetNodeId: n.wait },
       { sourceNodeId: n.wait, targetNodeId: n.content },

@@ -106,6 +106,6 @@ export const journeyTimersJob: Job = {
   intervalMs: 250,
   async run(deps) {
     const fired = await fireDueTimers(deps);
-    if (fired > 0) deps.log.debug({ job: JOURNEY_TIMERS, fired }, 'journey timers fired');
+    if (fired > 0) deps.log.info({ job: JOURNEY_TIMERS, fired }, 'journey timers fired');
   },
 };
