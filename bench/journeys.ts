@@ -187,7 +187,7 @@ async function timersAtOneInstant(store: StandaloneStore, env: Record<string, st
       const advanced = stats.nodes.find((n) => n.nodeId === seeded.w2)!.entered;
       seen.push({ at: Date.now(), advanced });
       if (advanced >= TIMERS) break;
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 500));
     }
   } finally {
     await server.stop('SIGTERM');
@@ -196,6 +196,8 @@ async function timersAtOneInstant(store: StandaloneStore, env: Record<string, st
     const hit = seen.find((s) => s.advanced >= Math.ceil(TIMERS * share));
     return hit ? (hit.at - dueAt) / 1000 : Number.NaN;
   };
+  // Per enrollment: when its step was written (updated_at, clock_timestamp() of the update,
+  // moments before the commit) and when its timer was claimed (W1's exited_at), after the instant.
   const db2 = await store.open();
   const [claim] = await db2.query<{ p50: number; p99: number; max: number; n: number }>(
     `select percentile_cont(0.5) within group (order by extract(epoch from exited_at) * 1000 - $2) as p50,
@@ -203,6 +205,13 @@ async function timersAtOneInstant(store: StandaloneStore, env: Record<string, st
             max(extract(epoch from exited_at) * 1000 - $2) as max, count(exited_at)::int as n
      from journey_node_visits where journey_id = $1 and node_id = $3`,
     [seeded.journeyId, dueAt, seeded.w1],
+  );
+  const [advanced] = await db2.query<{ p50: number; p99: number; max: number }>(
+    `select percentile_cont(0.5) within group (order by extract(epoch from updated_at) * 1000 - $2) as p50,
+            percentile_cont(0.99) within group (order by extract(epoch from updated_at) * 1000 - $2) as p99,
+            max(extract(epoch from updated_at) * 1000 - $2) as max
+     from journey_enrollments where journey_id = $1 and current_node_id = $3`,
+    [seeded.journeyId, dueAt, seeded.w2],
   );
   await db2.close();
   return {
@@ -212,6 +221,7 @@ async function timersAtOneInstant(store: StandaloneStore, env: Record<string, st
     p99: when(0.99),
     all: when(1),
     claim: claim!,
+    advanced: advanced!,
   };
 }
 
@@ -376,7 +386,7 @@ async function benchMode(mode: 'postgres' | 'pglite'): Promise<string[]> {
   try {
     const t = await timersAtOneInstant(store, store.env);
     lines.push(
-      `| ${fmt(TIMERS)} WAIT timers due at one instant | advanced (seen by a reader) | 50 % at +${t.p50.toFixed(2)} s, 99 % at +${t.p99.toFixed(2)} s, all at +${t.all.toFixed(2)} s | claim lateness p50 ${(t.claim.p50 / 1000).toFixed(2)} s, p99 ${(t.claim.p99 / 1000).toFixed(2)} s, max ${(t.claim.max / 1000).toFixed(2)} s (${fmt(t.claim.n)} fired); seeded in ${t.seedSeconds.toFixed(0)} s; server up ${(t.bootedBefore / 1000).toFixed(1)} s before the instant; goal p99 < 2 s, all < 60 s |`,
+      `| ${fmt(TIMERS)} WAIT timers due at one instant | step written after the instant | p50 ${(t.advanced.p50 / 1000).toFixed(2)} s, p99 ${(t.advanced.p99 / 1000).toFixed(2)} s, all ${(t.advanced.max / 1000).toFixed(2)} s | claimed p50 ${(t.claim.p50 / 1000).toFixed(2)} s, p99 ${(t.claim.p99 / 1000).toFixed(2)} s (${fmt(t.claim.n)} fired); a reader polling every 0.5 s saw all at +${t.all.toFixed(1)} s; seeded in ${t.seedSeconds.toFixed(0)} s; server up ${(t.bootedBefore / 1000).toFixed(1)} s before the instant; goal p99 < 2 s, all < 60 s |`,
     );
   } finally {
     await store.destroy();

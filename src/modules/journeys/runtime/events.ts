@@ -202,11 +202,15 @@ async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Prom
     }
     return true;
   };
+  // A pair already in progress cannot enroll again (nobody is enrolled twice at once): it needs
+  // no lock and no look at its history, which keeps a journey's steady state cheap.
+  const inProgress = new Set(lives.map((l) => pairKey(l.ref.journeyId, l.ref.endUserId)));
   const candidates: { journeyId: string; endUserId: string }[] = [];
   for (const item of items) {
     const u = endUsers[item.who];
     if (!u) continue;
     for (const j of byTenant.get(item.tenantId)!) {
+      if (inProgress.has(pairKey(j.id, u.id))) continue;
       if (mayEnrollOn(j, graphs.get(j.id)!, item, u)) candidates.push({ journeyId: j.id, endUserId: u.id });
     }
   }
@@ -240,7 +244,8 @@ async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Prom
       const graph = graphs.get(j.id)!;
       if (!mayEnrollOn(j, graph, item, u)) continue;
       const key = pairKey(j.id, u.id);
-      const before = previous.get(key) ?? [];
+      if (!previous.has(key)) continue; // in progress when the chunk began
+      const before = previous.get(key)!;
       if (enrollRefusal(reentryOf(j.settings), before, item.at) !== null) continue;
       const live = startEnrollment(
         graph,

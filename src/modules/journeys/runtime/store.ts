@@ -142,7 +142,7 @@ export async function persist(tx: Executor, lives: Live[]): Promise<Live[]> {
     await rawQuery(
       tx,
       `update journey_enrollments e set status = u.status, current_node_id = u.current_node_id, state = u.state,
-         ended_at = u.ended_at, goal_reached_at = u.goal_reached_at, updated_at = now()
+         ended_at = u.ended_at, goal_reached_at = u.goal_reached_at, updated_at = clock_timestamp()
        from unnest($1::uuid[], $2::text[], $3::uuid[], $4::jsonb[], $5::timestamptz[], $6::timestamptz[])
          as u (id, status, current_node_id, state, ended_at, goal_reached_at)
        where e.id = u.id`,

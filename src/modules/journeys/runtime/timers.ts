@@ -84,28 +84,53 @@ export async function fireTimerChunk(tx: Executor, now: Date, limit: number): Pr
 /** Timers claimed per transaction (PGlite runs one statement at a time: smaller chunks). */
 export const timerChunkSize = (database: DatabaseHandle) => (database.kind === 'pglite' ? 500 : 2_000);
 
-/** Fires every timer due at `now`, chunk after chunk; returns how many fired. */
+/**
+ * Fires every timer due now, chunk after chunk; returns how many fired. On PostgreSQL two chunk
+ * transactions run at once (SKIP LOCKED keeps them apart), so the database's cores share the work.
+ */
 export async function fireDueTimers(
   deps: { database: DatabaseHandle; clock: () => number },
-  opts: { chunk?: number } = {},
+  opts: { chunk?: number; concurrency?: number } = {},
 ): Promise<number> {
   const chunk = opts.chunk ?? timerChunkSize(deps.database);
+  const concurrency = opts.concurrency ?? (deps.database.kind === 'pglite' ? 1 : 2);
   let total = 0;
-  for (;;) {
-    const now = new Date(deps.clock());
-    const n = await deps.database.db.transaction((tx) => fireTimerChunk(tx, now, chunk));
-    total += n;
-    if (n < chunk) return total;
-  }
+  const worker = async () => {
+    for (;;) {
+      const now = new Date(deps.clock());
+      const n = await deps.database.db.transaction((tx) => fireTimerChunk(tx, now, chunk));
+      total += n;
+      if (n < chunk) return;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return total;
+}
+
+/** Milliseconds until the next timer is due (null: none within `withinMs`). */
+async function nextDueIn(deps: { database: DatabaseHandle; clock: () => number }, withinMs: number) {
+  const now = deps.clock();
+  const [row] = await deps.database.query<{ due: Date | string | null }>(
+    'select min(due_at) as due from journey_timers where due_at <= $1',
+    [new Date(now + withinMs).toISOString()],
+  );
+  return row?.due ? Math.max(0, new Date(row.due).getTime() - now) : null;
 }
 
 export const JOURNEY_TIMERS = 'journey-timers';
+const INTERVAL_MS = 250;
 
+/**
+ * Every 250 ms, and exactly when the next timer comes due when that is sooner: after a run the
+ * job looks up the next due time and wakes itself then, so a timer fires within milliseconds.
+ */
 export const journeyTimersJob: Job = {
   name: JOURNEY_TIMERS,
-  intervalMs: 250,
+  intervalMs: INTERVAL_MS,
   async run(deps) {
     const fired = await fireDueTimers(deps);
     if (fired > 0) deps.log.info({ job: JOURNEY_TIMERS, fired }, 'journey timers fired');
+    const wait = await nextDueIn(deps, INTERVAL_MS);
+    if (wait !== null && wait > 0) setTimeout(() => deps.wakeWorker(JOURNEY_TIMERS), wait).unref();
   },
 };
