@@ -12732,10 +12732,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * @description journey: not available yet (400)
-                     * @enum {string}
-                     */
+                    /** @enum {string} */
                     type: "flow" | "tooltip" | "beacon" | "survey" | "announcement" | "journey" | "task-list";
                     /** Format: uuid */
                     siteId: string;
@@ -12786,10 +12783,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * @description journey: not available yet (400)
-                     * @enum {string}
-                     */
+                    /** @enum {string} */
                     type: "flow" | "tooltip" | "beacon" | "survey" | "announcement" | "journey" | "task-list";
                     /** Format: uuid */
                     siteId: string;
@@ -12810,10 +12804,7 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             parentId: string;
-                            /**
-                             * @description journey: not available yet (400)
-                             * @enum {string}
-                             */
+                            /** @enum {string} */
                             parentType: "flow" | "tooltip" | "beacon" | "survey" | "announcement" | "journey" | "task-list";
                             /** @description flows: { steps: [ids] }; surveys: { questions: [keys] }; task lists: { items: [positions] } */
                             createdSubItemIds?: {

@@ -163,7 +163,7 @@ export const listConversationsQuery = paginationQuery();
 
 // ---- generation -------------------------------------------------------------------------------
 
-const generationType = z.enum(GENERATION_TYPES).describe('journey: not available yet (400)');
+const generationType = z.enum(GENERATION_TYPES);
 
 export const generateContentBody = z.object({
   type: generationType,
