@@ -1,8 +1,8 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import autocannon from 'autocannon';
 import { type ServerProcess, startServer } from '../test/helpers/server-process.js';
 import { createStandaloneStore, type StandaloneStore } from '../test/helpers/standalone.js';
-import { type LoadResult, load } from './load.js';
 import { seedDelivery } from './seed-delivery.js';
 
 /**
@@ -11,20 +11,22 @@ import { seedDelivery } from './seed-delivery.js';
  *
  * 1. `POST /api/sdk/session` on the delivery fixture of `npm run bench` (100 published items, 20
  *    audiences) with no running experiment, then with 5 running (each over two of the fixture's
- *    flows; one targets an audience, one has a holdout), alternating none / five / none / five in
- *    the same run so both see the same machine. The session is a returning user (assigned at the
- *    first session, read back after). Target: five ≥ 0.9× none.
+ *    flows; one targets an audience, one has a holdout), alternating none / five for
+ *    BENCH_ROUNDS rounds (default 3) in the same run so both see the same machine. The session is
+ *    a returning user (assigned at the first session, read back after). Each figure: requests per
+ *    second, and the service process's CPU time per request (/proc), which a shared machine's
+ *    neighbours disturb far less than throughput. Target: five ≥ 0.9× none.
  * 2. `POST /api/experiments/:id/compute-results` over 1,000,000 assignments and 300,000
  *    conversions seeded with generate_series (not through HTTP), timed through HTTP: median and
  *    worst of BENCH_RESULT_RUNS (default 15) after 3 warm-ups, before and after VACUUM (which sets
  *    the visibility map that lets the index-only scan skip the table, as autovacuum does after a
  *    bulk load). `GET /results` (the daily series) likewise. Target: ≤ 500 ms on PostgreSQL.
  *
- * Prints the figures and writes bench/EXPERIMENTS-RESULTS.md. BENCH_SECONDS (default 10) and
- * BENCH_REPEATS (default 3) as in `npm run bench`; BENCH_MODES=postgres,pglite picks the modes.
+ * Prints the figures and writes bench/EXPERIMENTS-RESULTS.md. BENCH_SECONDS (default 10) per run;
+ * BENCH_MODES=postgres,pglite picks the modes; BENCH_ASSIGNMENTS (default 1,000,000) the fixture.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const repeats = Number(process.env.BENCH_REPEATS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const resultRuns = Number(process.env.BENCH_RESULT_RUNS ?? 15);
 const pgUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -52,8 +54,21 @@ async function api(baseUrl: string, token: string, method: string, path: string,
   return JSON.parse(text);
 }
 
-const fmt = (r: LoadResult) =>
-  `${Math.round(r.rps)} req/s (runs ${r.runs.map((x) => Math.round(x)).join(', ')}), p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors + r.non2xx}`;
+interface Run {
+  rps: number;
+  /** CPU time of the service process per request, µs. */
+  cpuUs: number;
+  p99: number;
+  errors: number;
+}
+
+/** utime + stime of a process, seconds (Linux /proc; every thread of the process). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
 
 async function sessionBench(mode: string, store: StandaloneStore) {
   const server = await startServer(store.env);
@@ -97,40 +112,56 @@ async function sessionBench(mode: string, store: StandaloneStore) {
         );
     };
     const body = JSON.stringify(session.body);
-    const run = () =>
-      load({
-        url: `${server.url}/api/sdk/session`,
-        method: 'POST',
-        headers: { 'x-api-key': store.apiKey, 'content-type': 'application/json' },
-        body,
-        seconds,
-        repeats,
-      });
-    const none: LoadResult[] = [];
-    const five: LoadResult[] = [];
-    for (let round = 0; round < 2; round++) {
-      none.push(await run());
+    const target = {
+      url: `${server.url}/api/sdk/session`,
+      method: 'POST' as const,
+      headers: { 'x-api-key': store.apiKey, 'content-type': 'application/json' },
+      body,
+      connections: 50,
+    };
+    const pid = server.child.pid!;
+    const measure = async (): Promise<Run> => {
+      await autocannon({ ...target, duration: 2 });
+      const cpu0 = cpuSeconds(pid);
+      const r = await autocannon({ ...target, duration: seconds });
+      const cpu = cpuSeconds(pid) - cpu0;
+      return {
+        rps: r.requests.average,
+        cpuUs: (cpu * 1e6) / r.requests.total,
+        p99: r.latency.p99,
+        errors: r.errors + r.non2xx,
+      };
+    };
+    const none: Run[] = [];
+    const five: Run[] = [];
+    for (let round = 0; round < rounds; round++) {
+      none.push(await measure());
       await setRunning(true);
       if (round === 0) {
-        const res = await fetch(`${server.url}/api/sdk/session`, {
-          method: 'POST',
-          headers: { 'x-api-key': store.apiKey, 'content-type': 'application/json' },
-          body,
-        });
+        const res = await fetch(target.url, { method: 'POST', headers: target.headers, body });
         const data = (await res.json()).data as { experiments: unknown[]; flows: unknown[] };
         say(
           `${mode}: the benchmark user is in ${data.experiments.length} of 5 running experiments, served ${data.flows.length} flows`,
         );
       }
-      five.push(await run());
+      five.push(await measure());
       await setRunning(false);
     }
-    const mean = (rs: LoadResult[]) => rs.reduce((s, r) => s + r.rps, 0) / rs.length;
-    for (const [i, r] of none.entries()) say(`${mode}: session, no experiment (round ${i + 1}): ${fmt(r)}`);
-    for (const [i, r] of five.entries())
-      say(`${mode}: session, 5 running experiments (round ${i + 1}): ${fmt(r)}`);
+    const show = (runs: Run[]) =>
+      runs
+        .map(
+          (r) =>
+            `${Math.round(r.rps)} req/s ${Math.round(r.cpuUs)} µs (p99 ${r.p99} ms${r.errors ? `, ${r.errors} errors` : ''})`,
+        )
+        .join('; ');
+    say(`${mode}: session, no experiment, by round: ${show(none)}`);
+    say(`${mode}: session, 5 running experiments, by round: ${show(five)}`);
+    const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const rpsRatio = med(five.map((r) => r.rps)) / med(none.map((r) => r.rps));
+    const cpuRatio = med(none.map((r) => r.cpuUs)) / med(five.map((r) => r.cpuUs));
     say(
-      `${mode}: **session with 5 running experiments / none = ${(mean(five) / mean(none)).toFixed(3)}×** (mean of the rounds; target ≥ 0.9×)`,
+      `${mode}: **session with 5 running experiments / none: ${rpsRatio.toFixed(3)}× in req/s (medians), ` +
+        `${cpuRatio.toFixed(3)}× in service CPU per request** (target ≥ 0.9×; CPU of the service process only)`,
     );
   } finally {
     await server.stop('SIGTERM');
@@ -224,7 +255,7 @@ async function resultsBench(mode: string, store: StandaloneStore, experimentId: 
 async function main() {
   say(`# Experiments benchmark, ${new Date().toISOString()}`);
   say(
-    `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}; ${seconds} s × ${repeats} runs per load figure`,
+    `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}; ${seconds} s per load run, ${rounds} alternating rounds`,
   );
   for (const mode of modes) {
     const store = await createStandaloneStore({
