@@ -82,28 +82,45 @@ async function sessionBench(mode: string, store: StandaloneStore) {
     const audiences = (await api(server.url, store.ownerToken, 'GET', '/api/audiences?limit=100')).data as {
       id: string;
     }[];
-    const experimentIds: string[] = [];
-    for (let i = 0; i < 5; i++) {
-      const [a, b] = [flows[2 * i]!, flows[2 * i + 1]!];
-      const exp = await api(server.url, store.ownerToken, 'POST', '/api/experiments', {
-        name: `Bench experiment ${i}`,
-        ...(i === 1 ? { audienceId: audiences[0]!.id } : {}),
-        variants:
-          i === 2
-            ? [
-                { name: 'Control', splitPercentage: 45, flowId: a.id },
-                { name: 'B', splitPercentage: 45, flowId: b.id },
-                { name: 'Holdout', splitPercentage: 10 },
-              ]
-            : [
-                { name: 'Control', splitPercentage: 50, flowId: a.id },
-                { name: 'B', splitPercentage: 50, flowId: b.id },
-              ],
+    // Live: each over two published flows the user may get (the session then serves one of
+    // them: a smaller answer). Idle: over unpublished flows, so the answer's items are the same as
+    // with none and only the experiments' own cost (state, choice, the list) differs.
+    const drafts: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const flow = await api(server.url, store.ownerToken, 'POST', '/api/flows', {
+        name: `Unpublished ${i}`,
+        siteId: '0190f3a2-0000-7000-8000-000000000001',
+        template: 'PRODUCT_TOUR',
       });
-      experimentIds.push(exp.data.id);
+      drafts.push(flow.data.id);
     }
-    const setRunning = async (running: boolean) => {
-      for (const id of experimentIds)
+    const createFive = async (label: string, flowAt: (j: number) => string) => {
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const [a, b] = [flowAt(2 * i), flowAt(2 * i + 1)];
+        const exp = await api(server.url, store.ownerToken, 'POST', '/api/experiments', {
+          name: `Bench ${label} experiment ${i}`,
+          ...(i === 1 ? { audienceId: audiences[0]!.id } : {}),
+          variants:
+            i === 2
+              ? [
+                  { name: 'Control', splitPercentage: 45, flowId: a },
+                  { name: 'B', splitPercentage: 45, flowId: b },
+                  { name: 'Holdout', splitPercentage: 10 },
+                ]
+              : [
+                  { name: 'Control', splitPercentage: 50, flowId: a },
+                  { name: 'B', splitPercentage: 50, flowId: b },
+                ],
+        });
+        ids.push(exp.data.id);
+      }
+      return ids;
+    };
+    const live = await createFive('live', (j) => flows[j]!.id);
+    const idle = await createFive('idle', (j) => drafts[j]!);
+    const setRunning = async (ids: string[], running: boolean) => {
+      for (const id of ids)
         await api(
           server.url,
           store.ownerToken,
@@ -134,18 +151,28 @@ async function sessionBench(mode: string, store: StandaloneStore) {
     };
     const none: Run[] = [];
     const five: Run[] = [];
+    const fiveIdle: Run[] = [];
+    const describe = async (label: string) => {
+      const res = await fetch(target.url, { method: 'POST', headers: target.headers, body });
+      const data = (await res.json()).data as { experiments: unknown[]; flows: unknown[] };
+      say(
+        `${mode}: ${label}: the benchmark user is in ${data.experiments.length} experiments, served ${data.flows.length} flows`,
+      );
+    };
+    // A first full-length run unmeasured: the process's first seconds under load (JIT, caches)
+    // would otherwise count against whichever condition comes first.
+    await autocannon({ ...target, duration: seconds });
     for (let round = 0; round < rounds; round++) {
+      if (round === 0) await describe('no experiment');
       none.push(await measure());
-      await setRunning(true);
-      if (round === 0) {
-        const res = await fetch(target.url, { method: 'POST', headers: target.headers, body });
-        const data = (await res.json()).data as { experiments: unknown[]; flows: unknown[] };
-        say(
-          `${mode}: the benchmark user is in ${data.experiments.length} of 5 running experiments, served ${data.flows.length} flows`,
-        );
-      }
+      await setRunning(live, true);
+      if (round === 0) await describe('5 live experiments');
       five.push(await measure());
-      await setRunning(false);
+      await setRunning(live, false);
+      await setRunning(idle, true);
+      if (round === 0) await describe('5 idle experiments');
+      fiveIdle.push(await measure());
+      await setRunning(idle, false);
     }
     const show = (runs: Run[]) =>
       runs
@@ -155,14 +182,19 @@ async function sessionBench(mode: string, store: StandaloneStore) {
         )
         .join('; ');
     say(`${mode}: session, no experiment, by round: ${show(none)}`);
-    say(`${mode}: session, 5 running experiments, by round: ${show(five)}`);
+    say(`${mode}: session, 5 live experiments, by round: ${show(five)}`);
+    say(`${mode}: session, 5 idle experiments, by round: ${show(fiveIdle)}`);
     const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    const rpsRatio = med(five.map((r) => r.rps)) / med(none.map((r) => r.rps));
-    const cpuRatio = med(none.map((r) => r.cpuUs)) / med(five.map((r) => r.cpuUs));
-    say(
-      `${mode}: **session with 5 running experiments / none: ${rpsRatio.toFixed(3)}× in req/s (medians), ` +
-        `${cpuRatio.toFixed(3)}× in service CPU per request** (target ≥ 0.9×; CPU of the service process only)`,
-    );
+    const compare = (label: string, runs: Run[]) => {
+      const rpsRatio = med(runs.map((r) => r.rps)) / med(none.map((r) => r.rps));
+      const cpuRatio = med(none.map((r) => r.cpuUs)) / med(runs.map((r) => r.cpuUs));
+      say(
+        `${mode}: **session with ${label} / none: ${rpsRatio.toFixed(3)}× in req/s (medians), ` +
+          `${cpuRatio.toFixed(3)}× in service CPU per request** (target ≥ 0.9×)`,
+      );
+    };
+    compare('5 live experiments', five);
+    compare('5 idle experiments (same items served)', fiveIdle);
   } finally {
     await server.stop('SIGTERM');
   }
