@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
 import { rawQuery } from '../../db/raw.js';
 import type { ContributorChoice, ExperimentAssignment, SessionFacts } from '../../engine/delivery.js';
@@ -85,7 +84,15 @@ export async function loadRunningExperiments(tx: Executor, tenantId: string): Pr
   });
 }
 
-const assignmentsState = z.record(z.string(), z.string()).catch({});
+/** The user-state column (a jsonb object of experiment id → variant id) read without a schema: it is on every session. */
+function parseAssignments(value: unknown): Assignments {
+  const parsed = typeof value === 'string' ? JSON.parse(value) : value;
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
+  const out: Assignments = {};
+  for (const [k, v] of Object.entries(parsed as Record<string, unknown>))
+    if (typeof v === 'string') out[k] = v;
+  return out;
+}
 
 /** The pure per-session choice (exported for unit tests). */
 export function chooseExperiments(
@@ -170,8 +177,7 @@ export const experimentDelivery: DeliveryContributor<RunningExperiment[], Assign
     sql: (tenant, endUser) =>
       `(select jsonb_object_agg(a.experiment_id, a.variant_id) from experiment_assignments a
         where a.end_user_id = ${endUser} and a.tenant_id = ${tenant})`,
-    parse: (value) =>
-      value === null ? {} : assignmentsState.parse(typeof value === 'string' ? JSON.parse(value) : value),
+    parse: (value) => (value === null ? {} : parseAssignments(value)),
   },
   choose: (data, state, facts) => chooseExperiments(data ?? [], state, facts),
   remember: rememberAssignments,

@@ -37,7 +37,8 @@ const ENTITY = 'experiment';
 // ---- reads -----------------------------------------------------------------------------------
 
 // Columns of the outer query are qualified by hand: drizzle prints them bare inside a subquery.
-const assignmentCount = sql<number>`(select count(*) from experiment_assignments a where a.experiment_id = "experiments"."id")`;
+// Tenant first: the results index (tenant, experiment, …) answers it with an index-only scan.
+const assignmentCount = sql<number>`(select count(*) from experiment_assignments a where a.tenant_id = "experiments"."tenant_id" and a.experiment_id = "experiments"."id")`;
 
 export async function listExperiments(ctx: ServiceCtx, query: ListExperimentsQuery) {
   const where: SQL[] = [eq(experiments.tenantId, ctx.tenantId)];
