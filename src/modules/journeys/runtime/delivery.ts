@@ -224,13 +224,19 @@ export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUs
   },
 
   userState: {
-    sql: (tenant, endUser) => `(select coalesce(jsonb_agg(jsonb_build_object('j', e.journey_id, 'e', e.id,
-        's', e.status, 'a', (extract(epoch from e.enrolled_at) * 1000)::float8,
-        'x', (extract(epoch from e.ended_at) * 1000)::float8, 'w', e.state -> 'waiting')), '[]'::jsonb)
-      from journey_enrollments e
-      where e.tenant_id = ${tenant} and e.end_user_id = ${endUser}
-        and (e.status = 'in_progress' or e.journey_id in (
-          select j.id from journeys j where j.tenant_id = ${tenant} and ${isAudienceOnly})))`,
+    // Two index lookups, never a scan: the in-progress enrollments (partial index on tenant and
+    // end user), and the ended ones of the audience-only journeys (journey and end user).
+    sql: (tenant, endUser) => `(select coalesce(jsonb_agg(jsonb_build_object('j', x.journey_id, 'e', x.id,
+        's', x.status, 'a', (extract(epoch from x.enrolled_at) * 1000)::float8,
+        'x', (extract(epoch from x.ended_at) * 1000)::float8, 'w', x.state -> 'waiting')), '[]'::jsonb)
+      from (
+        select e.journey_id, e.id, e.status, e.enrolled_at, e.ended_at, e.state from journey_enrollments e
+        where e.tenant_id = ${tenant} and e.end_user_id = ${endUser} and e.status = 'in_progress'
+        union all
+        select e.journey_id, e.id, e.status, e.enrolled_at, e.ended_at, e.state
+        from journeys j join journey_enrollments e on e.journey_id = j.id and e.end_user_id = ${endUser}
+        where j.tenant_id = ${tenant} and ${isAudienceOnly} and e.status <> 'in_progress'
+      ) x)`,
     parse: (value) => ({
       entries: (typeof value === 'string' ? JSON.parse(value) : (value ?? [])) as StateEntry[],
     }),

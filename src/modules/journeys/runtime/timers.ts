@@ -85,15 +85,16 @@ export async function fireTimerChunk(tx: Executor, now: Date, limit: number): Pr
 export const timerChunkSize = (database: DatabaseHandle) => (database.kind === 'pglite' ? 500 : 2_000);
 
 /**
- * Fires every timer due now, chunk after chunk; returns how many fired. On PostgreSQL two chunk
- * transactions run at once (SKIP LOCKED keeps them apart), so the database's cores share the work.
+ * Fires every timer due now, chunk after chunk; returns how many fired. On PostgreSQL four chunk
+ * transactions run at once (SKIP LOCKED keeps them apart), so the database's cores share the work
+ * (measured on two shared cores, 20,000 timers: 4.5k/s with one, 9.4k/s with two, 11k–13k/s with four).
  */
 export async function fireDueTimers(
   deps: { database: DatabaseHandle; clock: () => number },
   opts: { chunk?: number; concurrency?: number } = {},
 ): Promise<number> {
   const chunk = opts.chunk ?? timerChunkSize(deps.database);
-  const concurrency = opts.concurrency ?? (deps.database.kind === 'pglite' ? 1 : 2);
+  const concurrency = opts.concurrency ?? (deps.database.kind === 'pglite' ? 1 : 4);
   let total = 0;
   const worker = async () => {
     for (;;) {
