@@ -17,6 +17,8 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { buildApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
 import { apiKeys, users } from '../src/db/schema/index.js';
+import { openDatabase } from '../src/db/client.js';
+import { migrate } from '../src/db/migrate.js';
 import { createDeps } from '../src/deps.js';
 import { handoffOf } from '../src/modules/events/handoff.js';
 import { processPendingEvents } from '../src/modules/events/processor.js';
@@ -35,7 +37,21 @@ new PerformanceObserver((list) => {
   for (const e of list.getEntries()) gcMs += e.duration;
 }).observe({ entryTypes: ['gc'] });
 
-const db = await createTestDatabase();
+const rss = () => {
+  global.gc?.();
+  const m = process.memoryUsage();
+  const mib = (n: number) => (n / 2 ** 20).toFixed(0);
+  return `${mib(m.rss)} MiB (JS heap ${mib(m.heapUsed)}/${mib(m.heapTotal)}, external ${mib(m.external)}, array buffers ${mib(m.arrayBuffers)})`;
+};
+const rssAtStart = rss();
+/** PGLITE_DIR: a file-backed PGlite (as the server runs) instead of an in-memory one. */
+const db = process.env.PGLITE_DIR ? await fileDatabase(process.env.PGLITE_DIR) : await createTestDatabase();
+async function fileDatabase(dir: string) {
+  const handle = await openDatabase({ dataDir: dir });
+  await migrate(handle);
+  if (process.env.STORAGE) await handle.query(`alter table event_batches alter column events set storage ${process.env.STORAGE}`);
+  return { handle, url: undefined, close: () => handle.close() };
+}
 const deps = createDeps(testConfig({ databaseUrl: db.url, logLevel: 'warn' }), db.handle, {
   modules: allModules,
 });
@@ -110,19 +126,25 @@ type Path = 'memory' | 'stored';
 
 async function measure(
   path: Path,
-): Promise<{ events: number; usPerEvent: number; gcPerK: number; wallMs: number }> {
+): Promise<{ events: number; usPerEvent: number; ingestUs: number; gcPerK: number; wallMs: number }> {
+  if (profiler && process.env.PROFILE === 'ingest') await profiler.post('Profiler.start');
+  const ingestCpu = process.cpuUsage();
   const events = await ingest();
+  const ingested = process.cpuUsage(ingestCpu);
+  if (profiler && process.env.PROFILE === 'ingest')
+    addProfile(path, (await profiler.post('Profiler.stop')).profile);
   // The stored path: forget the in-memory hand-over, as a restarted process would have.
   if (path === 'stored') forgetHandoff();
   global.gc?.();
   const gcBefore = gcMs;
-  if (profiler) await profiler.post('Profiler.start');
+  if (profiler && process.env.PROFILE !== 'ingest') await profiler.post('Profiler.start');
   const cpu = process.cpuUsage();
   const started = performance.now();
   await processPendingEvents(t.deps, t.deps.modules.effects, { maxBatches: 500, targetEvents: 2_500 });
   const wallMs = performance.now() - started;
   const used = process.cpuUsage(cpu);
-  if (profiler) addProfile(path, (await profiler.post('Profiler.stop')).profile);
+  if (profiler && process.env.PROFILE !== 'ingest')
+    addProfile(path, (await profiler.post('Profiler.stop')).profile);
   // GC entries are delivered after the fact.
   await new Promise((r) => setTimeout(r, 20));
   const [row] = await t.deps.database.query<{ pending: number }>(
@@ -132,6 +154,7 @@ async function measure(
   return {
     events,
     usPerEvent: (used.user + used.system) / events,
+    ingestUs: (ingested.user + ingested.system) / events,
     gcPerK: ((gcMs - gcBefore) / events) * 1000,
     wallMs,
   };
@@ -214,11 +237,12 @@ for (let r = 0; r < ROUNDS; r++) {
     results[path].push(m.usPerEvent);
     console.log(
       `  round ${r + 1} ${path.padEnd(6)}: ${m.events} events, ${m.usPerEvent.toFixed(2)} µs CPU/event, ` +
-        `GC ${m.gcPerK.toFixed(1)} ms/1k events, ${(m.events / (m.wallMs / 1000) / 1000).toFixed(0)}k events/s wall`,
+        `(ingestion ${m.ingestUs.toFixed(2)} µs/event through inject), GC ${m.gcPerK.toFixed(1)} ms/1k events, ${(m.events / (m.wallMs / 1000) / 1000).toFixed(0)}k events/s wall, RSS ${rss()}`,
     );
   }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+console.log(`RSS: ${rssAtStart} at start, ${rss()} at the end`);
 console.log(
   `median µs CPU/event: stored (read back) ${median(results.stored).toFixed(2)}, in memory ${median(results.memory).toFixed(2)}`,
 );
