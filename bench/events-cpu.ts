@@ -16,9 +16,9 @@ import { Session } from 'node:inspector/promises';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { buildApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
-import { apiKeys, users } from '../src/db/schema/index.js';
 import { openDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
+import { apiKeys, users } from '../src/db/schema/index.js';
 import { createDeps } from '../src/deps.js';
 import { handoffOf } from '../src/modules/events/handoff.js';
 import { processPendingEvents } from '../src/modules/events/processor.js';
@@ -49,7 +49,6 @@ const db = process.env.PGLITE_DIR ? await fileDatabase(process.env.PGLITE_DIR) :
 async function fileDatabase(dir: string) {
   const handle = await openDatabase({ dataDir: dir });
   await migrate(handle);
-  if (process.env.STORAGE) await handle.query(`alter table event_batches alter column events set storage ${process.env.STORAGE}`);
   return { handle, url: undefined, close: () => handle.close() };
 }
 const deps = createDeps(testConfig({ databaseUrl: db.url, logLevel: 'warn' }), db.handle, {

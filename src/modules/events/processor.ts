@@ -62,7 +62,15 @@ export interface ProcessingOptions {
    * The events per batch last seen, kept by the caller between runs so that a run's first chunk
    * is sized as well as the later ones (ASSUMED_EVENTS_PER_BATCH at first).
    */
-  sizing?: { eventsPerBatch: number };
+  sizing?: { eventsPerBatch: number; targetEvents?: number };
+  /**
+   * A wall-time budget per transaction (ms). When set, the events per transaction adapt (never
+   * above `targetEvents`, never below MIN_CHUNK_EVENTS): a chunk that took longer shrinks the
+   * next, one that took less than half grows it. On the embedded database every request-path
+   * statement waits for the open transaction, so this bounds that wait whatever the machine's
+   * speed or load. The adapted size is kept in `sizing` from run to run.
+   */
+  maxChunkMs?: number;
   /**
    * Whether to scan the log for pending batches after the in-memory ones (default: always). The
    * job scans at most once a second, and at once after the hand-over queue overflowed.
@@ -72,6 +80,9 @@ export interface ProcessingOptions {
 
 /** The size of a typical SDK batch, assumed until batches have been seen. */
 export const ASSUMED_EVENTS_PER_BATCH = 50;
+/** With a time budget: the first chunk's events, and the fewest a chunk is cut to. */
+const INITIAL_BUDGETED_EVENTS = 400;
+const MIN_CHUNK_EVENTS = 50;
 
 /**
  * Retries up to ten batches whose processing failed (each alone, one attempt per run), then
@@ -90,18 +101,36 @@ export async function processPendingEvents(
     ingestionBusy = () => false,
     sizing = { eventsPerBatch: ASSUMED_EVENTS_PER_BATCH },
     scan = () => true,
+    maxChunkMs,
   }: ProcessingOptions = {},
 ): Promise<number> {
   let processed = 0;
+  const target = () =>
+    maxChunkMs ? Math.min(targetEvents, sizing.targetEvents ?? INITIAL_BUDGETED_EVENTS) : targetEvents;
+  const adapt = (startedAt: number) => {
+    if (!maxChunkMs) return;
+    const took = performance.now() - startedAt;
+    const current = target();
+    // At most halved per chunk: one stall of the machine does not shrink the next chunks to nothing.
+    if (took > maxChunkMs)
+      sizing.targetEvents = Math.max(
+        MIN_CHUNK_EVENTS,
+        Math.floor(current * Math.max(0.5, maxChunkMs / took)),
+      );
+    else if (took < maxChunkMs * 0.75)
+      sizing.targetEvents = Math.min(targetEvents, Math.ceil(current * 1.25));
+  };
   const retrying = await preparedQuery<{ id: string }>(deps.database.db, RETRYING, [RETRIES_PER_RUN]);
   for (const { id } of retrying) processed += (await processChunk(deps, effects, 1, id)).batches;
   const handoff = handoffOf(deps);
   if (handoff) {
     for (;;) {
-      const handed = handoff.take(targetEvents, maxBatches);
+      const handed = handoff.take(target(), maxBatches);
       if (handed.length === 0) break;
       const started = Date.now();
+      const startedAt = performance.now();
       processed += (await processHanded(deps, effects, handed)).batches;
+      adapt(startedAt);
       if (ingestionBusy()) await new Promise((r) => setTimeout(r, Date.now() - started));
     }
     if (!scan()) return processed;
@@ -109,7 +138,8 @@ export async function processPendingEvents(
   }
   for (;;) {
     const started = Date.now();
-    const chunk = Math.max(1, Math.min(maxBatches, Math.floor(targetEvents / sizing.eventsPerBatch)));
+    const startedAt = performance.now();
+    const chunk = Math.max(1, Math.min(maxBatches, Math.floor(target() / sizing.eventsPerBatch)));
     const { batches, events } = await processChunk(
       deps,
       effects,
@@ -117,6 +147,7 @@ export async function processPendingEvents(
       undefined,
       handoff?.queuedIds() ?? [],
     );
+    if (batches > 0) adapt(startedAt);
     processed += batches;
     if (batches > 0) sizing.eventsPerBatch = Math.max(1, events / batches);
     // Fewer than asked: caught up. The next commit's wake brings the next chunk, so under load a
@@ -322,6 +353,9 @@ async function dropDuplicates(tx: Executor, batches: ProcessedBatch[]): Promise<
 
 export const EVENT_PROCESSOR = 'event-processor';
 
+/** The embedded database's wall-time budget per processing transaction (bench/pglite-tail.ts). */
+const CHUNK_BUDGET_MS = 10;
+
 /** Ingestion counts as busy this long after its last commit. */
 const INGESTION_QUIET_MS = 250;
 
@@ -329,7 +363,7 @@ const INGESTION_QUIET_MS = 250;
 const SCAN_EVERY_MS = 1_000;
 
 /** Each app's batch-size estimate and last scan, carried from run to run (keyed by the app's deps). */
-const sizings = new WeakMap<AppDeps, { eventsPerBatch: number; scannedAt: number }>();
+const sizings = new WeakMap<AppDeps, { eventsPerBatch: number; targetEvents?: number; scannedAt: number }>();
 
 /**
  * The processing job: woken after every commit of the event writer; its interval picks up
@@ -339,26 +373,37 @@ export const eventProcessorJob: Job = {
   name: EVENT_PROCESSOR,
   intervalMs: 1_000,
   async run(deps) {
-    let sizing = sizings.get(deps);
-    if (!sizing) {
-      checkEffectOrder(deps.modules.effects);
-      sizing = { eventsPerBatch: ASSUMED_EVENTS_PER_BATCH, scannedAt: 0 };
-      sizings.set(deps, sizing);
-    }
-    // Chunks of ~2,500 events (~400 embedded, where PGlite runs one statement at a time on
-    // this thread and ingestion's INSERTs wait behind a processing transaction); while
-    // ingestion is busy in this process, processing takes at most half of it.
-    await processPendingEvents(deps, deps.modules.effects, {
-      maxBatches: 500,
-      targetEvents: deps.database.kind === 'pglite' ? 400 : 2_500,
-      ingestionBusy: () => Date.now() - deps.hotPathActiveAt < INGESTION_QUIET_MS,
-      sizing,
-      scan: () => {
-        const now = Date.now();
-        if (!handoffOf(deps)?.overflowed && now - sizing.scannedAt < SCAN_EVERY_MS) return false;
-        sizing.scannedAt = now;
-        return true;
-      },
-    });
+    await processPendingEvents(deps, deps.modules.effects, jobProcessingOptions(deps));
   },
 };
+
+/**
+ * The processing job's options for this app. Chunks of up to ~2,500 events. Embedded, where
+ * PGlite runs one statement at a time on this thread and every request-path statement waits
+ * behind an open processing transaction, each chunk is sized to take at most CHUNK_BUDGET_MS
+ * (`fixedEmbeddedChunks`: 400 events whatever they take, as before; for bench/pglite-tail.ts).
+ * While ingestion is busy in this process, processing takes at most half of it.
+ */
+export function jobProcessingOptions(deps: AppDeps, { fixedEmbeddedChunks = false } = {}): ProcessingOptions {
+  let sizing = sizings.get(deps);
+  if (!sizing) {
+    checkEffectOrder(deps.modules.effects);
+    sizing = { eventsPerBatch: ASSUMED_EVENTS_PER_BATCH, scannedAt: 0 };
+    sizings.set(deps, sizing);
+  }
+  const state = sizing;
+  const embedded = deps.database.kind === 'pglite';
+  return {
+    maxBatches: 500,
+    targetEvents: embedded && fixedEmbeddedChunks ? 400 : 2_500,
+    ...(embedded && !fixedEmbeddedChunks ? { maxChunkMs: CHUNK_BUDGET_MS } : {}),
+    ingestionBusy: () => Date.now() - deps.hotPathActiveAt < INGESTION_QUIET_MS,
+    sizing: state,
+    scan: () => {
+      const now = Date.now();
+      if (!handoffOf(deps)?.overflowed && now - state.scannedAt < SCAN_EVERY_MS) return false;
+      state.scannedAt = now;
+      return true;
+    },
+  };
+}
