@@ -184,7 +184,7 @@ export function FormError({ error, claimed = [] }: { error: unknown; claimed?: s
       <div className="notice notice-error" role="alert">
         <strong>{error.message}</strong>
         {rest.length > 0 ? (
-          <ul>
+          <ul className="notice-list">
             {rest.map((f) => (
               <li key={f.path + f.message}>
                 <code>{f.path}</code>: {f.message}
