@@ -28,7 +28,7 @@
     }
     if (path === '/api/sdk/identify') return json(200, { data: { id: 'preview' } });
     if (path === '/api/sdk/session') {
-      return json(200, {
+      return json(201, {
         data: {
           sessionId: '00000000-0000-4000-8000-000000000000',
           endUserId: null,

@@ -10,7 +10,7 @@ const NAV = [
   { to: '/journeys', label: 'Journeys', icon: '⇄' },
   { to: '/experiments', label: 'Experiments', icon: '⚗' },
   { to: '/analytics', label: 'Analytics', icon: '▦' },
-  { to: '/translations', label: 'Translations', icon: '文' },
+  { to: '/translations', label: 'Translations', icon: 'Aa' },
   { to: '/settings', label: 'Settings', icon: '⚙' },
 ] as const;
 

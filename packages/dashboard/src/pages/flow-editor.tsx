@@ -263,7 +263,7 @@ function StepsEditor({ flow, canEdit, onChange }: { flow: Flow; canEdit: boolean
       </div>
       {current ? (
         <StepForm
-          key={current.id + current.updatedAt}
+          key={current.id}
           flowId={flow.id}
           step={current}
           canEdit={canEdit}

@@ -211,7 +211,7 @@ function Team() {
           </form>
           <form
             className="card pad"
-            aria-label="Invite link"
+            aria-label="Create an invite link"
             onSubmit={(e) => {
               e.preventDefault();
               link.mutate();
