@@ -69,6 +69,10 @@ async function expectAccessible(page: Page, name: string) {
   expect(violations, name).toEqual([]);
 }
 
+/** A link of the main navigation (the breadcrumbs have links of the same names). */
+const nav = (page: Page, name: string) =>
+  page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
+
 /** Screenshot and axe check of the page once it has loaded what it shows (no spinner left). */
 async function check(page: Page, name: string) {
   await page.waitForLoadState('load');
@@ -143,7 +147,7 @@ describe('the dashboard', () => {
   });
 
   it('creates an audience with the rule builder and tests it against traits', async () => {
-    await page.getByRole('link', { name: 'Audiences', exact: true }).click();
+    await nav(page, 'Audiences').click();
     await page.getByRole('heading', { name: 'No audiences yet' }).waitFor();
     await page.getByRole('button', { name: 'New audience' }).first().click();
     await page.getByLabel('Name').fill('Pro users');
@@ -163,7 +167,7 @@ describe('the dashboard', () => {
   });
 
   it('builds a two-step flow with a live SDK preview, targets it and publishes it', async () => {
-    await page.getByRole('link', { name: 'Flows', exact: true }).click();
+    await nav(page, 'Flows').click();
     await page.getByRole('button', { name: 'New flow' }).first().click();
     await page.getByRole('dialog', { name: 'New flow' }).getByLabel('Name').fill('Welcome tour');
     await page.getByRole('button', { name: 'Create flow' }).click();
@@ -208,10 +212,17 @@ describe('the dashboard', () => {
     await page.getByRole('button', { name: 'Publish' }).click();
     await page.getByText('Flow published.').waitFor();
     await page.locator('h1 .badge', { hasText: 'published' }).waitFor();
+    await nav(page, 'Flows').click();
+    await page.getByRole('link', { name: 'Welcome tour' }).waitFor();
+    await check(page, 'flows-list');
+    await page.getByRole('tab', { name: 'Drafts' }).click();
+    await page.getByRole('heading', { name: 'No flow matches' }).waitFor();
+    await page.getByRole('tab', { name: 'Published' }).click();
+    await page.getByRole('link', { name: 'Welcome tour' }).waitFor();
   });
 
   it('creates an API key, shown once with the install snippet', async () => {
-    await page.getByRole('link', { name: 'Settings', exact: true }).click();
+    await nav(page, 'Settings').click();
     await page.getByRole('tab', { name: 'API keys' }).click();
     await page.getByRole('button', { name: 'New API key' }).click();
     await page.getByLabel('Key name').fill('Production web app');
@@ -240,13 +251,16 @@ ${snippet.replace("userId: 'USER_ID'", "userId: 'jordan'")}
       await customer.getByRole('button', { name: 'Next' }).click();
       await customer.getByRole('dialog', { name: 'Start here' }).waitFor();
       await customer.getByRole('button', { name: 'Done' }).click();
+      // clicks for the heatmap: a button, then a burst on a heading (rage and dead clicks)
+      await customer.locator('#start').click();
+      for (let i = 0; i < 4; i++) await customer.locator('h1').click({ delay: 10 });
       await customer.evaluate(() =>
         (window as unknown as { Guidance: { flush(): Promise<void> } }).Guidance.flush(),
       );
     } finally {
       await app.close();
     }
-    await page.getByRole('link', { name: 'Analytics', exact: true }).click();
+    await nav(page, 'Analytics').click();
     await page.getByRole('tab', { name: 'Flow funnel' }).click();
     await eventually(async () => {
       await page.reload();
@@ -265,6 +279,11 @@ ${snippet.replace("userId: 'USER_ID'", "userId: 'jordan'")}
     await page.getByLabel('Page URL').fill(`${host.url}/app/home`);
     await page.getByRole('button', { name: 'Show heatmap' }).click();
     await page.getByRole('img', { name: /Click heatmap/ }).waitFor();
+    await eventually(async () => {
+      await page.reload();
+      await page.getByRole('img', { name: /Click heatmap/ }).waitFor();
+      return (await page.locator('.heat-dot').count()) > 0;
+    }, 30_000);
     await check(page, 'analytics-heatmap');
   });
 
@@ -296,6 +315,7 @@ ${snippet.replace("userId: 'USER_ID'", "userId: 'jordan'")}
     await visit('/settings/plan', 'Settings', 'settings-plan');
     await visit('/settings/ai', 'Settings', 'settings-ai');
     await visit('/journeys', 'Journeys', 'journeys');
+    await visit('/forgot-password', 'Reset your password', 'forgot-password');
   });
 
   it('lets a VIEWER (joined by invite link) see everything and edit nothing', async () => {
