@@ -43,10 +43,26 @@
     return realFetch(input, init);
   };
   navigator.sendBeacon = () => true;
-  // A fresh start each time: no progress or "already seen" state from an earlier preview.
-  for (let i = localStorage.length - 1; i >= 0; i--) {
-    const key = localStorage.key(i);
-    if (key && key.indexOf('guidance:') === 0) localStorage.removeItem(key);
+  // A fresh start each time, shared with no other preview: the SDK keeps progress and "already
+  // seen" state in localStorage, and an iframe being replaced may still write there as it unloads.
+  const memory = new Map();
+  const storage = {
+    getItem: (k) => (memory.has(k) ? memory.get(k) : null),
+    setItem: (k, v) => memory.set(k, String(v)),
+    removeItem: (k) => memory.delete(k),
+    clear: () => memory.clear(),
+    key: (i) => [...memory.keys()][i] ?? null,
+    get length() {
+      return memory.size;
+    },
+  };
+  try {
+    Object.defineProperty(window, 'localStorage', { value: storage, configurable: true });
+  } catch {
+    for (let i = localStorage.length - 1; i >= 0; i--) {
+      const key = localStorage.key(i);
+      if (key?.startsWith('guidance:')) localStorage.removeItem(key);
+    }
   }
   window.addEventListener('message', (e) => {
     if (e.origin !== location.origin || !e.data || e.data.type !== 'guidance-preview') return;

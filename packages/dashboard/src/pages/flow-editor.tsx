@@ -300,8 +300,10 @@ function StepForm({
   const [targetSelector, setTarget] = useState(step.targetSelector ?? '');
   const [content, setContent] = useState<Record<string, unknown>>(step.content);
   const [settings, setSettings] = useState<Record<string, unknown>>(step.settings);
-  const set = (k: string) => (e: { target: { value: string } }) =>
-    setContent({ ...content, [k]: e.target.value });
+  const set = (k: string) => (e: { target: { value: string } }) => {
+    const value = e.target.value;
+    setContent((c) => ({ ...c, [k]: value }));
+  };
   const body = {
     type,
     targetSelector: TARGETED.has(type) ? targetSelector || null : null,
@@ -391,12 +393,10 @@ function StepForm({
             min={0}
             max={60000}
             value={String(settings.duration ?? '')}
-            onChange={(e) =>
-              setSettings({
-                ...settings,
-                duration: e.target.value === '' ? undefined : Number(e.target.value),
-              })
-            }
+            onChange={(e) => {
+              const v = e.target.value;
+              setSettings((x) => ({ ...x, duration: v === '' ? undefined : Number(v) }));
+            }}
             error={err('settings.duration')}
           />
         ) : null}
@@ -405,10 +405,11 @@ function StepForm({
             label="Form questions (one per line)"
             rows={3}
             value={formQuestions}
-            onChange={(e) =>
-              setContent({
-                ...content,
-                fields: e.target.value
+            onChange={(e) => {
+              const text = e.target.value;
+              setContent((c) => ({
+                ...c,
+                fields: text
                   .split('\n')
                   .filter((q) => q.trim())
                   .map((question, order) => ({
@@ -419,8 +420,8 @@ function StepForm({
                     options: {},
                     order,
                   })),
-              })
-            }
+              }));
+            }}
           />
         ) : null}
         {type !== 'WAIT' && type !== 'NAVIGATE' && type !== 'SCROLL' ? (
