@@ -11,8 +11,10 @@ import { dashboardModule } from './dashboard/index.js';
 import { deliveryModule } from './delivery/index.js';
 import { endUsersModule } from './end-users/index.js';
 import { eventsModule } from './events/index.js';
+import { experimentsModule } from './experiments/index.js';
 import { flowsModule } from './flows/index.js';
 import { healthModule } from './health/index.js';
+import { journeysModule } from './journeys/index.js';
 import { pricingModule } from './pricing/index.js';
 import { sdkModule } from './sdk/index.js';
 import { tenantsModule } from './tenants/index.js';
@@ -39,6 +41,8 @@ export const allModules: readonly ModuleManifest[] = [
   analyticsModule,
   flowsModule,
   contentModule,
+  experimentsModule,
+  journeysModule,
   aiModule,
   sdkModule,
   browserSdkModule,
