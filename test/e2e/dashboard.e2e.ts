@@ -16,6 +16,7 @@ import { eventually, launchBrowser, type Stack, serveHost, startStack, watch } f
 const SHOTS = new URL('../../docs/dashboard/', import.meta.url);
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PASSWORD = 'correct-horse-battery';
+const ADMIN_TOKEN = 'dashboard-e2e-platform-admin-token';
 
 let stack: Stack;
 let browser: Browser;
@@ -28,7 +29,7 @@ let snippet = '';
 const axeReport: Record<string, number> = {};
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
+  [stack, browser] = await Promise.all([startStack({ PLATFORM_ADMIN_TOKEN: ADMIN_TOKEN }), launchBrowser()]);
   host = await serveHost(stack, hostPages);
   mkdirSync(SHOTS, { recursive: true });
   owner = await browser.newContext({ viewport: { width: 1360, height: 860 }, reducedMotion: 'reduce' });
@@ -314,8 +315,71 @@ ${snippet.replace("userId: 'USER_ID'", "userId: 'jordan'")}
     await page.getByRole('cell', { name: 'FLOW_PUBLISHED' }).first().waitFor();
     await visit('/settings/plan', 'Settings', 'settings-plan');
     await visit('/settings/ai', 'Settings', 'settings-ai');
-    await visit('/journeys', 'Journeys', 'journeys');
     await visit('/forgot-password', 'Reset your password', 'forgot-password');
+  });
+
+  it('draws a journey on the canvas: publish errors on the offending node, then connected and published', async () => {
+    // journeys and experiments are paid features: the company moves to the growth plan (billing's job)
+    const me = await page.evaluate(
+      async () => (await (await fetch('/api/auth/me')).json()).data.tenant.id as string,
+    );
+    const upgrade = await fetch(`${stack.service.url}/api/admin/tenants/${me}/subscription`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ plan: 'growth' }),
+    });
+    expect(upgrade.status).toBe(200);
+    await page.goto(`${stack.service.url}/flows`);
+    await nav(page, 'Journeys').click();
+    await page.getByRole('heading', { name: 'No journeys yet' }).waitFor();
+    await page.getByRole('button', { name: 'New journey' }).first().click();
+    await page.getByRole('dialog', { name: 'New journey' }).getByLabel('Name').fill('Onboarding');
+    await page.getByRole('button', { name: 'Create journey' }).click();
+    await page.getByRole('heading', { name: /Onboarding/ }).waitFor();
+    await page.getByRole('button', { name: '+ Trigger' }).click();
+    await page.getByRole('button', { name: '+ Exit' }).click();
+    // the EXIT node is selected: its config panel is open
+    await page.getByRole('form', { name: 'Exit node' }).waitFor();
+    // publish with the nodes unconnected: the problem is shown on the node it concerns
+    await page.getByRole('button', { name: 'Publish' }).click();
+    const invalid = page.locator('.react-flow__node .jnode.invalid');
+    await invalid.first().waitFor();
+    await check(page, 'journey-canvas-errors');
+    // connect the trigger's bottom handle to the exit's top handle
+    const [trigger, exit] = [
+      page.locator('.react-flow__node', { hasText: 'Trigger' }),
+      page.locator('.react-flow__node', { hasText: 'Exit' }),
+    ];
+    const from = await trigger.locator('.react-flow__handle.source').boundingBox();
+    const to = await exit.locator('.react-flow__handle.target').boundingBox();
+    await page.mouse.move(from!.x + from!.width / 2, from!.y + from!.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(to!.x + to!.width / 2, to!.y + to!.height / 2, { steps: 12 });
+    await page.mouse.up();
+    await page.locator('.react-flow__edge').first().waitFor({ state: 'attached' });
+    await page.getByRole('button', { name: 'Publish' }).click();
+    await page.locator('h1 .badge', { hasText: 'published' }).waitFor();
+    expect(await page.locator('.jnode.invalid').count()).toBe(0);
+    await page.getByLabel('Show analytics').check();
+    await page.locator('.jnode-stats').first().waitFor();
+    await check(page, 'journey-canvas');
+  });
+
+  it('starts an experiment and renders its results', async () => {
+    await nav(page, 'Experiments').click();
+    await page.getByRole('button', { name: 'New experiment' }).first().click();
+    await page.getByLabel('Name', { exact: true }).fill('Tour or no tour');
+    await page.getByLabel('Variant 2 flow').selectOption({ label: 'Welcome tour' });
+    await page.getByRole('button', { name: 'Create experiment' }).click();
+    await page.getByRole('button', { name: 'Start' }).waitFor();
+    await page.getByRole('button', { name: 'Start' }).click();
+    await page.locator('h1 .badge', { hasText: 'running' }).waitFor();
+    await page.getByRole('table', { name: 'Results by variant' }).waitFor();
+    await page.getByRole('cell', { name: /Control/ }).waitFor();
+    await check(page, 'experiment-results');
+    await nav(page, 'Experiments').click();
+    await page.getByRole('link', { name: 'Tour or no tour' }).waitFor();
+    await check(page, 'experiments-list');
   });
 
   it('lets a VIEWER (joined by invite link) see everything and edit nothing', async () => {

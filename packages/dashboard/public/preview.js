@@ -64,6 +64,13 @@
       if (key?.startsWith('guidance:')) localStorage.removeItem(key);
     }
   }
+  // The SDK focuses what it shows (right for a real page): here that would take the focus from
+  // the editor field being typed in each time the preview refreshes. Focus moves in only once
+  // the user clicks into the preview.
+  const focus = HTMLElement.prototype.focus;
+  HTMLElement.prototype.focus = function (options) {
+    if (document.hasFocus()) focus.call(this, options);
+  };
   window.addEventListener('message', (e) => {
     if (e.origin !== location.origin || !e.data || e.data.type !== 'guidance-preview') return;
     flow = e.data.flow;

@@ -21,8 +21,11 @@ export class ApiError extends Error {
   readonly code: string;
   readonly status: number;
   readonly fields: FieldError[];
+  /** `details` as the API sent it (publish validation adds `nodeId` to each entry). */
+  readonly details: unknown;
   constructor(status: number, body: Partial<ErrorBody> | undefined) {
     super(body?.message ?? `Request failed (${status})`);
+    this.details = body?.details;
     this.status = status;
     this.code = body?.code ?? 'INTERNAL_ERROR';
     this.fields = Array.isArray(body?.details)

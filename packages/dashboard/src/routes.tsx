@@ -14,6 +14,10 @@ const ContentEditor = lazy(() => import('./pages/content-editor'));
 const Translations = lazy(() => import('./pages/translations'));
 const Analytics = lazy(() => import('./pages/analytics'));
 const Settings = lazy(() => import('./pages/settings'));
+const Journeys = lazy(() => import('./pages/journeys'));
+const JourneyCanvas = lazy(() => import('./pages/journey'));
+const Experiments = lazy(() => import('./pages/experiments'));
+const Experiment = lazy(() => import('./pages/experiment'));
 const Soon = lazy(() => import('./pages/soon'));
 
 const page = (node: ReactNode) => <Suspense fallback={<Loading />}>{node}</Suspense>;
@@ -36,8 +40,10 @@ export const router = createBrowserRouter([
       { path: 'content/:type/:id', element: page(<ContentEditor />) },
       { path: 'audiences', element: page(<Audiences />) },
       { path: 'audiences/:id', element: page(<AudienceEditor />) },
-      { path: 'journeys', element: page(<Soon what="Journeys" create="New journey" />) },
-      { path: 'experiments', element: page(<Soon what="Experiments" create="New experiment" />) },
+      { path: 'journeys', element: page(<Journeys />) },
+      { path: 'journeys/:id', element: page(<JourneyCanvas />) },
+      { path: 'experiments', element: page(<Experiments />) },
+      { path: 'experiments/:id', element: page(<Experiment />) },
       { path: 'analytics', element: page(<Analytics />) },
       { path: 'analytics/:tab', element: page(<Analytics />) },
       { path: 'translations', element: page(<Translations />) },
