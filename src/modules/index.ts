@@ -7,6 +7,7 @@ import { auditModule } from './audit/index.js';
 import { authModule } from './auth/index.js';
 import { browserSdkModule } from './browser-sdk/index.js';
 import { contentModule } from './content/index.js';
+import { dashboardModule } from './dashboard/index.js';
 import { deliveryModule } from './delivery/index.js';
 import { endUsersModule } from './end-users/index.js';
 import { eventsModule } from './events/index.js';
@@ -45,4 +46,5 @@ export const allModules: readonly ModuleManifest[] = [
   aiModule,
   sdkModule,
   browserSdkModule,
+  dashboardModule,
 ];

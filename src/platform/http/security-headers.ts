@@ -15,6 +15,10 @@ import helmet, { type HelmetOptions } from 'helmet';
  * - SDK routes (`/api/sdk/*`, `/sdk/*` assets) are loaded by customers' pages on other origins:
  *   `Cross-Origin-Resource-Policy: cross-origin` there, `same-origin` elsewhere.
  * - `/docs` (Swagger UI) gets the CSP it needs (its own scripts, styles and images).
+ * - Every other path is the dashboard web app (modules/dashboard): its own scripts only, inline
+ *   styles (the browser SDK's shadow-root stylesheets in the flow editor's preview), images from
+ *   https (heatmap screenshots), same-origin framing for that preview and the video hosts a VIDEO
+ *   step embeds.
  *
  * helmet builds its middleware on every call (≈25 µs a request through @fastify/helmet,
  * measured): the header sets are computed by helmet once, at startup, and copied onto each reply.
@@ -57,11 +61,34 @@ export function installSecurityHeaders(app: FastifyInstance, opts: { hsts: boole
     },
   });
 
+  const dashboard = headersOf({
+    ...base,
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        baseUri: ["'self'"],
+        connectSrc: ["'self'"],
+        fontSrc: ["'self'", 'data:'],
+        formAction: ["'self'"],
+        frameAncestors: ["'self'"],
+        frameSrc: ["'self'", 'https://www.youtube-nocookie.com', 'https://player.vimeo.com'],
+        imgSrc: ["'self'", 'data:', 'https:'],
+        objectSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        scriptSrcAttr: ["'none'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+      },
+    },
+    frameguard: { action: 'sameorigin' },
+  });
+
   const headersFor = (url: string): Record<string, string> => {
     if (url.startsWith('/api/')) return url.startsWith('/api/sdk/') ? sdk : api;
     if (url.startsWith('/docs')) return docs;
     if (url.startsWith('/sdk/')) return sdkAssets;
-    return other;
+    if (url === '/api' || url.startsWith('/api?')) return other;
+    return dashboard;
   };
   app.decorate('securityHeadersFor', headersFor);
   app.addHook('onRequest', (request, reply, done) => {

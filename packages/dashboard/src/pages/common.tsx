@@ -1,0 +1,47 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, must } from '../api';
+import { SelectField } from '../ui';
+
+/** Audiences as options for a targeting select (the first 100 by name). */
+export function AudiencePicker({
+  value,
+  onChange,
+  error,
+  label = 'Audience',
+}: {
+  value: string;
+  onChange(id: string): void;
+  error?: string;
+  label?: string;
+}) {
+  const audiences = useQuery({
+    queryKey: ['audiences', 'options'],
+    queryFn: () => must(api.GET('/api/audiences', { params: { query: { limit: '100' } } })),
+  });
+  const options = [
+    { value: '', label: 'Everyone' },
+    ...(audiences.data?.data ?? []).map((a) => ({ value: a.id, label: a.name })),
+  ];
+  if (value && !options.some((o) => o.value === value)) options.push({ value, label: 'Selected audience' });
+  return (
+    <SelectField
+      label={label}
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      options={options}
+      error={error}
+      hint="Who sees it."
+    />
+  );
+}
+
+/** An ISO instant as a datetime-local input value (local time), and back. */
+export function toLocalInput(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+export function fromLocalInput(value: string): string | null {
+  return value ? new Date(value).toISOString() : null;
+}
