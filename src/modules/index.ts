@@ -13,6 +13,7 @@ import { eventsModule } from './events/index.js';
 import { experimentsModule } from './experiments/index.js';
 import { flowsModule } from './flows/index.js';
 import { healthModule } from './health/index.js';
+import { journeysModule } from './journeys/index.js';
 import { pricingModule } from './pricing/index.js';
 import { sdkModule } from './sdk/index.js';
 import { tenantsModule } from './tenants/index.js';
@@ -40,6 +41,7 @@ export const allModules: readonly ModuleManifest[] = [
   flowsModule,
   contentModule,
   experimentsModule,
+  journeysModule,
   aiModule,
   sdkModule,
   browserSdkModule,

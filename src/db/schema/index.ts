@@ -8,6 +8,7 @@ export * from './content.js';
 export * from './events.js';
 export * from './experiments.js';
 export * from './flows.js';
+export * from './journeys.js';
 export * from './platform.js';
 export * from './pricing.js';
 export * from './sdk.js';

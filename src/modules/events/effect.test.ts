@@ -26,6 +26,7 @@ describe('event effects: order is data', () => {
       'analytics-rollups',
       'survey-responses',
       'experiment-conversions',
+      'journeys',
     ]);
     expect(() => checkEffectOrder(effects)).not.toThrow();
   });
