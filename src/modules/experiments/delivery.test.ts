@@ -212,6 +212,37 @@ describe('experiments in POST /api/sdk/session', () => {
     expect(known.experiments).toEqual(anon.experiments);
   });
 
+  it("identify merging an assigned visitor into an assigned user keeps the user's variant, one row each", async () => {
+    const s = await setup();
+    const exp = await runningExperiment(s, abVariants(s));
+    const known = await s.session({ userId: 'merge-known' });
+    const visitor = await s.session({ anonymousId: 'merge-anon' });
+    expect(visitor.endUserId).not.toBe(known.endUserId);
+    const res = await s.sdk('POST', '/api/sdk/identify', {
+      userId: 'merge-known',
+      anonymousId: 'merge-anon',
+    });
+    expect(res.statusCode).toBeLessThan(300);
+    expect((await s.session({ userId: 'merge-known' })).experiments).toEqual(known.experiments);
+    const rows = await assignmentRows(exp.id);
+    expect(rows.map((r) => r.end_user_id).sort()).toEqual([known.endUserId].sort());
+
+    // a known user never exposed takes over the visitor's assignment
+    await s.sdk('POST', '/api/sdk/identify', { userId: 'merge-new', traits: { plan: 'pro' } });
+    const other = await s.session({ anonymousId: 'merge-anon-2' });
+    const identified = await s.sdk('POST', '/api/sdk/identify', {
+      userId: 'merge-new',
+      anonymousId: 'merge-anon-2',
+    });
+    const mergedId = identified.json().data.id as string;
+    expect(mergedId).not.toBe(other.endUserId);
+    // moved by the merge itself, before any session of the identified user
+    const moved = await assignmentRows(exp.id);
+    expect(moved.find((r) => r.end_user_id === mergedId)?.variant_id).toBe(other.experiments[0]!.variantId);
+    expect(moved.map((r) => r.end_user_id)).not.toContain(other.endUserId);
+    expect((await s.session({ userId: 'merge-new' })).experiments).toEqual(other.experiments);
+  });
+
   it('another tenant never sees or joins the experiment', async () => {
     const s = await setup();
     await runningExperiment(s, abVariants(s));

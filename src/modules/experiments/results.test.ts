@@ -127,6 +127,46 @@ describe('EXPERIMENT_CONVERSION', () => {
   });
 });
 
+describe('conversion time', () => {
+  it('is the event time, never before the assignment (a client clock behind the server)', async () => {
+    const tenant = await createTenant(t);
+    const sdk = sdkCall(t, await apiKeyOf(t, tenant));
+    t.clock.set(Date.parse('2030-06-10T09:00:00Z'));
+    try {
+      const exp = await started(tenant, fiftyFifty);
+      await sdk('POST', '/api/sdk/session', { userId: 'early' });
+      await sdk('POST', '/api/sdk/session', { userId: 'later' });
+      await sdk('POST', '/api/sdk/events', {
+        events: [
+          {
+            type: 'EXPERIMENT_CONVERSION',
+            userId: 'early',
+            timestamp: '2030-06-08T09:00:00Z',
+            properties: { experimentId: exp.id },
+          },
+          {
+            type: 'EXPERIMENT_CONVERSION',
+            userId: 'later',
+            timestamp: '2030-06-10T09:02:00Z',
+            properties: { experimentId: exp.id },
+          },
+        ],
+      });
+      await process();
+      const rows = await sqlRows<{ converted_at: Date | string }>(
+        t.deps.database.db,
+        sql`select converted_at from experiment_assignments where experiment_id = ${exp.id} order by converted_at`,
+      );
+      expect(rows.map((r) => new Date(r.converted_at).toISOString())).toEqual([
+        '2030-06-10T09:00:00.000Z',
+        '2030-06-10T09:02:00.000Z',
+      ]);
+    } finally {
+      t.clock.reset();
+    }
+  });
+});
+
 describe('POST /api/experiments/:id/compute-results', () => {
   it('answers 200 with nulls, not NaN, for an experiment without data (draft, no variants, one-sided)', async () => {
     const tenant = await createTenant(t);
