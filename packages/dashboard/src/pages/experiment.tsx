@@ -147,7 +147,7 @@ function Editor({ experiment }: { experiment?: Experiment }) {
             onChange={(e) => setDescription(e.target.value)}
             error={fieldError(save.error, 'description')}
           />
-          <legend className="card-title">Variants (the first is the control)</legend>
+          <h2 className="card-title">Variants (the first is the control)</h2>
           {variants.map((v, i) => (
             <div className="row" key={v.id ?? `new-${i}-${v.name}`}>
               <TextField

@@ -204,7 +204,8 @@ function Canvas({ journey }: { journey: Schemas['Journey'] }) {
     edges: edges.map((e) => ({
       sourceNodeId: e.source,
       targetNodeId: e.target,
-      label: typeof e.label === 'string' && e.label ? e.label : null,
+      // an edge without a label sends none (the API takes a string or nothing)
+      ...(typeof e.label === 'string' && e.label ? { label: e.label } : {}),
     })),
   });
   const clearErrors = () =>
