@@ -159,7 +159,16 @@ describe('what the fallback never shadows', () => {
   });
 
   it('classifies reserved paths', () => {
-    for (const p of ['/api', '/api/', '/api/x', '/docs', '/docs/json', '/sdk', '/sdk/guidance.js'])
+    for (const p of [
+      '/api',
+      '/api/',
+      '/api/x',
+      '//api//health',
+      '/docs',
+      '/docs/json',
+      '/sdk',
+      '/sdk//guidance.js',
+    ])
       expect(isReservedPath(p)).toBe(true);
     for (const p of ['/', '/apis', '/flows', '/docsx', '/sdkish', '/assets/api.js'])
       expect(isReservedPath(p)).toBe(false);

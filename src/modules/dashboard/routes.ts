@@ -10,9 +10,12 @@ export const REVALIDATE = 'no-cache';
 /** A missing build is looked for again at most this often (it may be built after the server started). */
 export const RELOAD_AFTER_MS = 5_000;
 
-/** Paths the dashboard never answers: the API, the API docs and the SDK keep their own 404s. */
+/**
+ * Paths the dashboard never answers: the API, the API docs and the SDK keep their own 404s
+ * (repeated slashes count as one: `//api//health` is an API path, not a page).
+ */
 export function isReservedPath(path: string): boolean {
-  return /^\/(api|docs|sdk)(\/|$)/.test(path);
+  return /^\/(api|docs|sdk)(\/|$)/.test(path.replace(/\/{2,}/g, '/'));
 }
 
 /**
