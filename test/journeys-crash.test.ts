@@ -11,6 +11,7 @@ import { createStandaloneStore, type StandaloneStore } from './helpers/standalon
  * Runs on PGlite (a data directory) or, with DATABASE_URL, on PostgreSQL.
  */
 const COUNT = 2_000;
+const SPREAD_MS = 15_000;
 let store: StandaloneStore;
 let seeded: SeededTimers;
 
@@ -21,14 +22,15 @@ beforeAll(async () => {
   });
   const db = await store.open();
   try {
-    // Due from 6 s after seeding (the server boots meanwhile), spread over 3 s: the job fires
-    // them over many runs, so the kill lands in the middle.
+    // Due from 6 s after seeding (the server boots meanwhile), spread over 15 s: the job fires
+    // them over many runs, so the kill lands in the middle even when a loaded machine answers
+    // the watching request slowly (over 3 s, it once saw all 2,000 fired at its first answer).
     const start = Date.now() + 6_000;
     seeded = await seedWaitingEnrollments(
       db,
       store.tenantId,
       COUNT,
-      (i) => start + Math.floor((i * 3_000) / COUNT),
+      (i) => start + Math.floor((i * SPREAD_MS) / COUNT),
     );
   } finally {
     await db.close();
