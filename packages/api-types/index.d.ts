@@ -1886,6 +1886,346 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/experiments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List experiments
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getExperiments"];
+        put?: never;
+        /**
+         * Create an experiment (draft)
+         * @description Variants in order, the first being the control; their splitPercentage values sum to 100. 403 PLAN_FEATURE_UNAVAILABLE on a plan without experiments.
+         *
+         *     Needs the EDITOR role or higher.
+         */
+        post: operations["postExperiments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an experiment
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getExperiment"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete (archive) an experiment
+         * @description From any state; its assignments and results are kept.
+         *
+         *     Needs the EDITOR role or higher.
+         */
+        delete: operations["deleteExperiment"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a draft experiment
+         * @description Only in draft: otherwise 409 INVALID_STATE_TRANSITION.
+         *
+         *     Needs the EDITOR role or higher.
+         */
+        patch: operations["patchExperiment"];
+        trace?: never;
+    };
+    "/api/experiments/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an experiment
+         * @description From draft or stopped; needs at least 2 variants summing to 100 and an endDate still ahead (400 otherwise). 403 PLAN_FEATURE_UNAVAILABLE on a plan without experiments.
+         *
+         *     Needs the EDITOR role or higher.
+         */
+        post: operations["postExperimentStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a running experiment
+         * @description No new assignments; existing ones are kept (and apply again if it is restarted).
+         *
+         *     Needs the EDITOR role or higher.
+         */
+        post: operations["postExperimentStop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An experiment's participants and conversions, with daily cumulative series
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getExperimentResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{id}/compute-results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Statistical analysis of an experiment
+         * @description Per variant: sampleSize, conversions, conversionRate (a fraction), isControl, and against the control (the first variant) lift with 95% CI, pValue, probabilityToBeatControl and an always-valid sequential interval; srm (sample-ratio mismatch). Reads only: any member may run it.
+         *
+         *     Needs the VIEWER role or higher.
+         */
+        post: operations["postExperimentComputeResults"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/journeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List journeys
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getJourneys"];
+        put?: never;
+        /**
+         * Create a journey (with its canvas)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postJourneys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/journeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a journey with its canvas, audience and counts
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getJourney"];
+        put?: never;
+        post?: never;
+        /**
+         * Archive a journey (its in-progress enrollments stop)
+         * @description Needs the EDITOR role or higher.
+         */
+        delete: operations["deleteJourney"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a journey (never its canvas)
+         * @description Needs the EDITOR role or higher.
+         */
+        patch: operations["patchJourney"];
+        trace?: never;
+    };
+    "/api/journeys/{id}/canvas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace a journey's canvas atomically
+         * @description Needs the EDITOR role or higher.
+         */
+        put: operations["putJourneyCanvas"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/journeys/{id}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a journey (or resume a paused one)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postJourneyPublish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/journeys/{id}/unpublish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unpublish a journey (back to draft; enrollments go on)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postJourneyUnpublish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/journeys/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a journey (no new enrollments; enrollments go on)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postJourneyPause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/journeys/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore an archived journey (back to draft)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postJourneyRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/journeys/{id}/enrollments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a journey's enrollments
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getJourneyEnrollments"];
+        put?: never;
+        /**
+         * Enroll an end user by hand
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postJourneyEnrollments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/journeys/{id}/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Journey analytics: per node, per status, conversion and median time to goal
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getJourneyAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ai-config": {
         parameters: {
             query?: never;
@@ -2160,6 +2500,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sdk/knowledge-base": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the tenant's knowledge base for the self-help widget (full text; no provider call)
+         * @description Needs the plan's `ai` feature (else 403 PLAN_FEATURE_UNAVAILABLE) and a configured (400 AI_NOT_CONFIGURED), enabled (403 AI_DISABLED) provider. Spends no AI tokens.
+         */
+        get: operations["searchSdkKnowledgeBase"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sdk/config": {
         parameters: {
             query?: never;
@@ -2290,12 +2650,43 @@ export interface components {
                  * @description Stable machine-readable code: branch on this
                  * @enum {string}
                  */
-                code: "VALIDATION_ERROR" | "INVALID_INVITE_TOKEN" | "INVALID_RESET_TOKEN" | "MISSING_TENANT_ID" | "AI_NOT_CONFIGURED" | "AI_KEY_INVALID" | "AUTH_FAILED" | "AUTH_NO_TOKEN" | "AUTH_INVALID_TOKEN" | "AUTH_TOKEN_REVOKED" | "AUTH_INVALID_CREDENTIALS" | "AUTH_PROVIDER_MISMATCH" | "AUTH_NO_REFRESH_TOKEN" | "AUTH_INVALID_REFRESH_TOKEN" | "INSUFFICIENT_AI_TOKENS" | "FORBIDDEN" | "INSUFFICIENT_ROLE" | "PLAN_LIMIT_REACHED" | "PLAN_FEATURE_UNAVAILABLE" | "AI_DISABLED" | "NOT_FOUND" | "USER_NOT_FOUND" | "TENANT_NOT_FOUND" | "CONTENT_NOT_FOUND" | "EMAIL_EXISTS" | "TENANT_EXISTS" | "MEMBER_EXISTS" | "AUDIENCE_IN_USE" | "LOCALE_IN_USE" | "INVALID_STATE_TRANSITION" | "VERSION_CONFLICT" | "RESEND_LIMIT_REACHED" | "LAST_OWNER" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "EXTERNAL_SERVICE_ERROR" | "REGISTRATION_FAILED" | "SERVICE_UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "INVALID_INVITE_TOKEN" | "INVALID_RESET_TOKEN" | "MISSING_TENANT_ID" | "AI_NOT_CONFIGURED" | "AI_KEY_INVALID" | "AUTH_FAILED" | "AUTH_NO_TOKEN" | "AUTH_INVALID_TOKEN" | "AUTH_TOKEN_REVOKED" | "AUTH_INVALID_CREDENTIALS" | "AUTH_PROVIDER_MISMATCH" | "AUTH_NO_REFRESH_TOKEN" | "AUTH_INVALID_REFRESH_TOKEN" | "INSUFFICIENT_AI_TOKENS" | "FORBIDDEN" | "INSUFFICIENT_ROLE" | "PLAN_LIMIT_REACHED" | "PLAN_FEATURE_UNAVAILABLE" | "AI_DISABLED" | "NOT_FOUND" | "USER_NOT_FOUND" | "TENANT_NOT_FOUND" | "CONTENT_NOT_FOUND" | "EMAIL_EXISTS" | "TENANT_EXISTS" | "MEMBER_EXISTS" | "AUDIENCE_IN_USE" | "LOCALE_IN_USE" | "INVALID_STATE_TRANSITION" | "VERSION_CONFLICT" | "RESEND_LIMIT_REACHED" | "LAST_OWNER" | "ALREADY_ENROLLED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "EXTERNAL_SERVICE_ERROR" | "REGISTRATION_FAILED" | "SERVICE_UNAVAILABLE";
                 /** @enum {string} */
                 category: "VALIDATION" | "AUTH" | "NOT_FOUND" | "CONFLICT" | "RATE_LIMIT" | "EXTERNAL_SERVICE" | "INTERNAL";
                 /** @description VALIDATION_ERROR: [{ path, message }] with dotted paths (`query.`/`params.` prefixed); INVALID_STATE_TRANSITION: { from, action }; other codes: as documented on the operation */
                 details?: unknown;
             };
+        };
+        Experiment: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            type: "ab_test";
+            /** @enum {string} */
+            status: "draft" | "running" | "stopped" | "completed" | "archived";
+            audienceId: string | null;
+            /** @description When it first started */
+            startDate: string | null;
+            endDate: string | null;
+            archivedAt: string | null;
+            variants: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                splitPercentage: number;
+                flowId: string | null;
+                config: {
+                    [key: string]: unknown;
+                };
+            }[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         Flow: {
             /** Format: uuid */
@@ -2352,6 +2743,152 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        Journey: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            status: "DRAFT" | "PUBLISHED" | "PAUSED" | "ARCHIVED";
+            audienceId: string | null;
+            settings: {
+                [key: string]: unknown;
+            };
+            goalConfig: {
+                [key: string]: unknown;
+            } | null;
+            allowAnonymous: boolean;
+            publishedAt: string | null;
+            archivedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            _count: {
+                nodes: number;
+                edges: number;
+                enrollments: number;
+            };
+            audience: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                description: string | null;
+            } | null;
+            nodes: components["schemas"]["JourneyNode"][];
+            edges: components["schemas"]["JourneyEdge"][];
+        };
+        JourneyAnalytics: {
+            /** Format: uuid */
+            journeyId: string;
+            enrollments: number;
+            statuses: {
+                in_progress: number;
+                completed: number;
+                goal_reached: number;
+                abandoned: number;
+                stopped: number;
+            };
+            /** @description goal_reached / enrollments, percent, one decimal */
+            conversion: number;
+            medianTimeToGoalMs: number | null;
+            nodes: {
+                /** Format: uuid */
+                nodeId: string;
+                /** @enum {string} */
+                type: "TRIGGER" | "CONTENT" | "WAIT" | "WAIT_FOR_EVENT" | "CONDITION" | "SPLIT" | "GOAL_CHECK" | "EXIT";
+                entered: number;
+                exited: number;
+                /** @description enrollments waiting at the node now */
+                waiting: number;
+                /** @description distinct enrollments that entered the node */
+                enrollments: number;
+                goalReached: number;
+                /** @description goalReached / enrollments, percent, one decimal */
+                conversion: number;
+            }[];
+        };
+        JourneyEdge: {
+            /** Format: uuid */
+            sourceNodeId: string;
+            /** Format: uuid */
+            targetNodeId: string;
+            label: string | null;
+        };
+        JourneyEnrollment: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            journeyId: string;
+            /** Format: uuid */
+            endUserId: string;
+            /** @enum {string} */
+            status: "in_progress" | "completed" | "goal_reached" | "abandoned" | "stopped";
+            currentNodeId: string | null;
+            /** Format: date-time */
+            enrolledAt: string;
+            endedAt: string | null;
+            goalReachedAt: string | null;
+            endUser: {
+                /** Format: uuid */
+                id: string;
+                /** @description the external id, null for an anonymous visitor */
+                userId: string | null;
+                anonymousId: string | null;
+                traits: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        JourneyListItem: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            status: "DRAFT" | "PUBLISHED" | "PAUSED" | "ARCHIVED";
+            audienceId: string | null;
+            settings: {
+                [key: string]: unknown;
+            };
+            goalConfig: {
+                [key: string]: unknown;
+            } | null;
+            allowAnonymous: boolean;
+            publishedAt: string | null;
+            archivedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            _count: {
+                nodes: number;
+                edges: number;
+                enrollments: number;
+            };
+        };
+        JourneyNode: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            type: "TRIGGER" | "CONTENT" | "WAIT" | "WAIT_FOR_EVENT" | "CONDITION" | "SPLIT" | "GOAL_CHECK" | "EXIT";
+            config: {
+                [key: string]: unknown;
+            };
+            contentId: string | null;
+            position: {
+                x: number;
+                y: number;
+            };
         };
         NpsSurveyRecord: {
             /** Format: uuid */
@@ -2464,6 +3001,8 @@ export interface components {
                 enrollmentId: string;
                 /** Format: uuid */
                 nodeId: string;
+                /** @description the visit of the node; reports may echo it as properties.visit */
+                visit: number;
                 contentType: string;
                 contentId: string;
             }[];
@@ -2641,7 +3180,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The current state does not allow this. `error.code`: `EMAIL_EXISTS`, `TENANT_EXISTS`, `MEMBER_EXISTS`, `AUDIENCE_IN_USE`, `LOCALE_IN_USE`, `INVALID_STATE_TRANSITION`, `VERSION_CONFLICT`, `RESEND_LIMIT_REACHED`, `LAST_OWNER`. */
+        /** @description The current state does not allow this. `error.code`: `EMAIL_EXISTS`, `TENANT_EXISTS`, `MEMBER_EXISTS`, `AUDIENCE_IN_USE`, `LOCALE_IN_USE`, `INVALID_STATE_TRANSITION`, `VERSION_CONFLICT`, `RESEND_LIMIT_REACHED`, `LAST_OWNER`, `ALREADY_ENROLLED`. */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -2739,8 +3278,15 @@ export interface components {
 export type SchemaAnnouncementRecord = components['schemas']['AnnouncementRecord'];
 export type SchemaBeaconRecord = components['schemas']['BeaconRecord'];
 export type SchemaError = components['schemas']['Error'];
+export type SchemaExperiment = components['schemas']['Experiment'];
 export type SchemaFlow = components['schemas']['Flow'];
 export type SchemaFlowStep = components['schemas']['FlowStep'];
+export type SchemaJourney = components['schemas']['Journey'];
+export type SchemaJourneyAnalytics = components['schemas']['JourneyAnalytics'];
+export type SchemaJourneyEdge = components['schemas']['JourneyEdge'];
+export type SchemaJourneyEnrollment = components['schemas']['JourneyEnrollment'];
+export type SchemaJourneyListItem = components['schemas']['JourneyListItem'];
+export type SchemaJourneyNode = components['schemas']['JourneyNode'];
 export type SchemaNpsSurveyRecord = components['schemas']['NpsSurveyRecord'];
 export type SchemaRuleTree = components['schemas']['RuleTree'];
 export type SchemaRuleTreeInput = components['schemas']['RuleTreeInput'];
@@ -10283,6 +10829,1272 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    getExperiments: {
+        parameters: {
+            query?: {
+                page?: string;
+                limit?: string;
+                /** @description Default: every status but archived */
+                status?: "draft" | "running" | "stopped" | "completed" | "archived";
+                /** @description Case-insensitive substring of the name */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            name: string;
+                            description: string | null;
+                            /** @enum {string} */
+                            type: "ab_test";
+                            /** @enum {string} */
+                            status: "draft" | "running" | "stopped" | "completed" | "archived";
+                            audienceId: string | null;
+                            /** @description When it first started */
+                            startDate: string | null;
+                            endDate: string | null;
+                            archivedAt: string | null;
+                            variants: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                splitPercentage: number;
+                                flowId: string | null;
+                                config: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            _count: {
+                                /** @description end users assigned so far */
+                                assignments: number;
+                            };
+                        }[];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postExperiments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                    /**
+                     * @default ab_test
+                     * @enum {string}
+                     */
+                    type?: "ab_test";
+                    /** @description Only end users in this audience are assigned; null: everyone */
+                    audienceId?: string | null;
+                    /** @description When the experiment completes (a background job, within a minute); null: runs until stopped */
+                    endDate?: string | null;
+                    /**
+                     * @description In order: the first variant is the control. Split percentages sum to 100.
+                     * @default []
+                     */
+                    variants?: {
+                        /**
+                         * Format: uuid
+                         * @description PATCH: the id of a variant to keep (its id stays); absent or unknown: a new variant
+                         */
+                        id?: string;
+                        name: string;
+                        /** @description Percent of the experiment audience (0–100, at most two decimals); all variants sum to 100 */
+                        splitPercentage: number;
+                        /** @description A flow of the tenant served to this variant; null: a holdout (none of the experiment's flows) */
+                        flowId?: string | null;
+                        /** @description Free-form settings of the variant, kept as sent */
+                        config?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Experiment"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getExperiment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Experiment"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteExperiment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Experiment"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    patchExperiment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                    /** @enum {string} */
+                    type?: "ab_test";
+                    /** @description Only end users in this audience are assigned; null: everyone */
+                    audienceId?: string | null;
+                    /** @description When the experiment completes (a background job, within a minute); null: runs until stopped */
+                    endDate?: string | null;
+                    /** @description Replaces the variant list (ids kept where sent) */
+                    variants?: {
+                        /**
+                         * Format: uuid
+                         * @description PATCH: the id of a variant to keep (its id stays); absent or unknown: a new variant
+                         */
+                        id?: string;
+                        name: string;
+                        /** @description Percent of the experiment audience (0–100, at most two decimals); all variants sum to 100 */
+                        splitPercentage: number;
+                        /** @description A flow of the tenant served to this variant; null: a holdout (none of the experiment's flows) */
+                        flowId?: string | null;
+                        /** @description Free-form settings of the variant, kept as sent */
+                        config?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Experiment"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postExperimentStart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Experiment"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postExperimentStop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Experiment"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getExperimentResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            experimentId: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "draft" | "running" | "stopped" | "completed" | "archived";
+                            startDate: string | null;
+                            endDate: string | null;
+                            variants: {
+                                /** Format: uuid */
+                                variantId: string;
+                                variantName: string;
+                                splitPercentage: number;
+                                participants: number;
+                                conversions: number;
+                                /** @description a fraction, 0 without participants */
+                                conversionRate: number;
+                                /** @description daily cumulative series, from the first day to today (or the end) */
+                                results: {
+                                    /**
+                                     * Format: date
+                                     * @description UTC day
+                                     */
+                                    date: string;
+                                    /** @description assigned by the end of this day (cumulative) */
+                                    participants: number;
+                                    /** @description converted by the end of this day (cumulative) */
+                                    conversions: number;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postExperimentComputeResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            experimentId: string;
+                            /** @enum {string} */
+                            status: "draft" | "running" | "stopped" | "completed" | "archived";
+                            /** Format: date-time */
+                            computedAt: string;
+                            variants: {
+                                variantId: string;
+                                variantName: string;
+                                sampleSize: number;
+                                conversions: number;
+                                conversionRate: number;
+                                isControl: boolean;
+                                lift: {
+                                    estimate: number;
+                                    ciLow: number;
+                                    ciHigh: number;
+                                } | null;
+                                pValue: number | null;
+                                probabilityToBeatControl: number | null;
+                                sequential: {
+                                    ciLow: number;
+                                    ciHigh: number;
+                                    significant: boolean;
+                                } | null;
+                            }[];
+                            srm: {
+                                pValue: number | null;
+                                mismatch: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getJourneys: {
+        parameters: {
+            query?: {
+                page?: string;
+                limit?: string;
+                /** @description Default: every status but ARCHIVED */
+                status?: "DRAFT" | "PUBLISHED" | "PAUSED" | "ARCHIVED";
+                siteId?: string;
+                /** @description Case-insensitive substring of the name */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["JourneyListItem"][];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postJourneys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** Format: uuid */
+                    siteId: string;
+                    description?: string | null;
+                    audienceId?: string | null;
+                    settings?: {
+                        /** @default never */
+                        reentry?: ("never" | "after_exit") | {
+                            cooldownMs: number;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    goalConfig?: ({
+                        /** @enum {string} */
+                        type: "event";
+                        config: {
+                            eventName: string;
+                        };
+                        /** @description days from enrollment to reach the goal; past it the enrollment is abandoned */
+                        deadline?: number;
+                    } | {
+                        /** @enum {string} */
+                        type: "page_visit";
+                        config: {
+                            /**
+                             * @description default contains
+                             * @enum {string}
+                             */
+                            matchType?: "equals" | "contains" | "starts_with" | "ends_with" | "regex" | "glob";
+                            pattern: string;
+                        };
+                        /** @description days from enrollment to reach the goal; past it the enrollment is abandoned */
+                        deadline?: number;
+                    } | {
+                        /** @enum {string} */
+                        type: "attribute_match";
+                        config: {
+                            ruleTree: components["schemas"]["RuleTreeInput"];
+                        };
+                        /** @description days from enrollment to reach the goal; past it the enrollment is abandoned */
+                        deadline?: number;
+                    } | {
+                        /** @enum {string} */
+                        type: "flow_completed";
+                        config: {
+                            /** Format: uuid */
+                            flowId: string;
+                        };
+                        /** @description days from enrollment to reach the goal; past it the enrollment is abandoned */
+                        deadline?: number;
+                    }) | null;
+                    allowAnonymous?: boolean;
+                    /** @description node ids are optional; edges may only name nodes whose id is sent */
+                    nodes?: ({
+                        /** Format: uuid */
+                        id?: string;
+                        position: {
+                            x: number;
+                            y: number;
+                        };
+                        /** @enum {string} */
+                        type: "TRIGGER";
+                        config: {
+                            /** @enum {string} */
+                            triggerType: "CUSTOM_EVENT";
+                            triggerConfig: {
+                                eventName: string;
+                            };
+                        } | {
+                            /** @enum {string} */
+                            triggerType: "URL_MATCH";
+                            triggerConfig: {
+                                /**
+                                 * @description default contains
+                                 * @enum {string}
+                                 */
+                                matchType?: "equals" | "contains" | "starts_with" | "ends_with" | "regex" | "glob";
+                                pattern: string;
+                            };
+                        } | {
+                            /** @enum {string} */
+                            triggerType: "ELEMENT_CLICK";
+                            triggerConfig: {
+                                selector: string;
+                            };
+                        } | {
+                            /** @enum {string} */
+                            triggerType: "MANUAL";
+                            /** @default {} */
+                            triggerConfig?: Record<string, never>;
+                        };
+                    } | {
+                        /** Format: uuid */
+                        id?: string;
+                        position: {
+                            x: number;
+                            y: number;
+                        };
+                        /** @enum {string} */
+                        type: "CONTENT";
+                        config: {
+                            /** @enum {string} */
+                            contentType: "flow" | "tooltip" | "beacon" | "task-list" | "survey" | "announcement" | "self-help" | "nps-survey";
+                        };
+                        /** Format: uuid */
+                        contentId: string;
+                    } | {
+                        /** Format: uuid */
+                        id?: string;
+                        position: {
+                            x: number;
+                            y: number;
+                        };
+                        /** @enum {string} */
+                        type: "WAIT";
+                        config: {
+                            /** @description milliseconds */
+                            duration: number;
+                        };
+                    } | {
+                        /** Format: uuid */
+                        id?: string;
+                        position: {
+                            x: number;
+                            y: number;
+                        };
+                        /** @enum {string} */
+                        type: "WAIT_FOR_EVENT";
+                        config: {
+                            eventName: string;
+                            /** @description milliseconds; the `timeout` edge is taken when it passes first */
+                            timeout?: number;
+                        };
+                    } | {
+                        /** Format: uuid */
+                        id?: string;
+                        position: {
+                            x: number;
+                            y: number;
+                        };
+                        /** @enum {string} */
+                        type: "CONDITION";
+                        config: {
+                            ruleTree: components["schemas"]["RuleTreeInput"];
+                        };
+                    } | {
+                        /** Format: uuid */
+                        id?: string;
+                        position: {
+                            x: number;
+                            y: number;
+                        };
+                        /** @enum {string} */
+                        type: "SPLIT";
+                        config: {
+                            branches: {
+                                label: string;
+                                percentage: number;
+                            }[];
+                        };
+                    } | {
+                        /** Format: uuid */
+                        id?: string;
+                        position: {
+                            x: number;
+                            y: number;
+                        };
+                        /** @enum {string} */
+                        type: "GOAL_CHECK";
+                        /** @default {} */
+                        config?: Record<string, never>;
+                    } | {
+                        /** Format: uuid */
+                        id?: string;
+                        position: {
+                            x: number;
+                            y: number;
+                        };
+                        /** @enum {string} */
+                        type: "EXIT";
+                        /** @default {} */
+                        config?: Record<string, never>;
+                    })[];
+                    edges?: {
+                        /** Format: uuid */
+                        sourceNodeId: string;
+                        /** Format: uuid */
+                        targetNodeId: string;
+                        label?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Journey"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getJourney: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Journey"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteJourney: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Journey"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    patchJourney: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** Format: uuid */
+                    siteId?: string;
+                    description?: string | null;
+                    audienceId?: string | null;
+                    settings?: {
+                        /** @default never */
+                        reentry?: ("never" | "after_exit") | {
+                            cooldownMs: number;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    goalConfig?: ({
+                        /** @enum {string} */
+                        type: "event";
+                        config: {
+                            eventName: string;
+                        };
+                        /** @description days from enrollment to reach the goal; past it the enrollment is abandoned */
+                        deadline?: number;
+                    } | {
+                        /** @enum {string} */
+                        type: "page_visit";
+                        config: {
+                            /**
+                             * @description default contains
+                             * @enum {string}
+                             */
+                            matchType?: "equals" | "contains" | "starts_with" | "ends_with" | "regex" | "glob";
+                            pattern: string;
+                        };
+                        /** @description days from enrollment to reach the goal; past it the enrollment is abandoned */
+                        deadline?: number;
+                    } | {
+                        /** @enum {string} */
+                        type: "attribute_match";
+                        config: {
+                            ruleTree: components["schemas"]["RuleTreeInput"];
+                        };
+                        /** @description days from enrollment to reach the goal; past it the enrollment is abandoned */
+                        deadline?: number;
+                    } | {
+                        /** @enum {string} */
+                        type: "flow_completed";
+                        config: {
+                            /** Format: uuid */
+                            flowId: string;
+                        };
+                        /** @description days from enrollment to reach the goal; past it the enrollment is abandoned */
+                        deadline?: number;
+                    }) | null;
+                    allowAnonymous?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Journey"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    putJourneyCanvas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    nodes: ({
+                        /** Format: uuid */
+                        id?: string;
+                        position: {
+                            x: number;
+                            y: number;
+                        };
+                        /** @enum {string} */
+                        type: "TRIGGER";
+                        config: {
+                            /** @enum {string} */
+                            triggerType: "CUSTOM_EVENT";
+                            triggerConfig: {
+                                eventName: string;
+                            };
+                        } | {
+                            /** @enum {string} */
+                            triggerType: "URL_MATCH";
+                            triggerConfig: {
+                                /**
+                                 * @description default contains
+                                 * @enum {string}
+                                 */
+                                matchType?: "equals" | "contains" | "starts_with" | "ends_with" | "regex" | "glob";
+                                pattern: string;
+                            };
+                        } | {
+                            /** @enum {string} */
+                            triggerType: "ELEMENT_CLICK";
+                            triggerConfig: {
+                                selector: string;
+                            };
+                        } | {
+                            /** @enum {string} */
+                            triggerType: "MANUAL";
+                            /** @default {} */
+                            triggerConfig?: Record<string, never>;
+                        };
+                    } | {
+                        /** Format: uuid */
+                        id?: string;
+                        position: {
+                            x: number;
+                            y: number;
+                        };
+                        /** @enum {string} */
+                        type: "CONTENT";
+                        config: {
+                            /** @enum {string} */
+                            contentType: "flow" | "tooltip" | "beacon" | "task-list" | "survey" | "announcement" | "self-help" | "nps-survey";
+                        };
+                        /** Format: uuid */
+                        contentId: string;
+                    } | {
+                        /** Format: uuid */
+                        id?: string;
+                        position: {
+                            x: number;
+                            y: number;
+                        };
+                        /** @enum {string} */
+                        type: "WAIT";
+                        config: {
+                            /** @description milliseconds */
+                            duration: number;
+                        };
+                    } | {
+                        /** Format: uuid */
+                        id?: string;
+                        position: {
+                            x: number;
+                            y: number;
+                        };
+                        /** @enum {string} */
+                        type: "WAIT_FOR_EVENT";
+                        config: {
+                            eventName: string;
+                            /** @description milliseconds; the `timeout` edge is taken when it passes first */
+                            timeout?: number;
+                        };
+                    } | {
+                        /** Format: uuid */
+                        id?: string;
+                        position: {
+                            x: number;
+                            y: number;
+                        };
+                        /** @enum {string} */
+                        type: "CONDITION";
+                        config: {
+                            ruleTree: components["schemas"]["RuleTreeInput"];
+                        };
+                    } | {
+                        /** Format: uuid */
+                        id?: string;
+                        position: {
+                            x: number;
+                            y: number;
+                        };
+                        /** @enum {string} */
+                        type: "SPLIT";
+                        config: {
+                            branches: {
+                                label: string;
+                                percentage: number;
+                            }[];
+                        };
+                    } | {
+                        /** Format: uuid */
+                        id?: string;
+                        position: {
+                            x: number;
+                            y: number;
+                        };
+                        /** @enum {string} */
+                        type: "GOAL_CHECK";
+                        /** @default {} */
+                        config?: Record<string, never>;
+                    } | {
+                        /** Format: uuid */
+                        id?: string;
+                        position: {
+                            x: number;
+                            y: number;
+                        };
+                        /** @enum {string} */
+                        type: "EXIT";
+                        /** @default {} */
+                        config?: Record<string, never>;
+                    })[];
+                    edges: {
+                        /** Format: uuid */
+                        sourceNodeId: string;
+                        /** Format: uuid */
+                        targetNodeId: string;
+                        label?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Journey"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postJourneyPublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Journey"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postJourneyUnpublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Journey"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postJourneyPause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Journey"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postJourneyRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Journey"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getJourneyEnrollments: {
+        parameters: {
+            query?: {
+                page?: string;
+                limit?: string;
+                status?: "in_progress" | "completed" | "goal_reached" | "abandoned" | "stopped";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["JourneyEnrollment"][];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postJourneyEnrollments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the end user by the userId the SDK identified them with */
+                    userId?: string;
+                    /** @description an anonymous visitor (only when the journey allows anonymous enrollment) */
+                    anonymousId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["JourneyEnrollment"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getJourneyAnalytics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["JourneyAnalytics"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     getAiConfig: {
         parameters: {
             query?: never;
@@ -10920,10 +12732,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * @description journey: not available yet (400)
-                     * @enum {string}
-                     */
+                    /** @enum {string} */
                     type: "flow" | "tooltip" | "beacon" | "survey" | "announcement" | "journey" | "task-list";
                     /** Format: uuid */
                     siteId: string;
@@ -10974,10 +12783,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * @description journey: not available yet (400)
-                     * @enum {string}
-                     */
+                    /** @enum {string} */
                     type: "flow" | "tooltip" | "beacon" | "survey" | "announcement" | "journey" | "task-list";
                     /** Format: uuid */
                     siteId: string;
@@ -10998,10 +12804,7 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             parentId: string;
-                            /**
-                             * @description journey: not available yet (400)
-                             * @enum {string}
-                             */
+                            /** @enum {string} */
                             parentType: "flow" | "tooltip" | "beacon" | "survey" | "announcement" | "journey" | "task-list";
                             /** @description flows: { steps: [ids] }; surveys: { questions: [keys] }; task lists: { items: [positions] } */
                             createdSubItemIds?: {
@@ -11168,6 +12971,46 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    searchSdkKnowledgeBase: {
+        parameters: {
+            query: {
+                /** @description what the end user typed */
+                q: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            title: string;
+                            /** @description the opening of the article as plain text, at most about 200 characters */
+                            excerpt: string;
+                            category: string | null;
+                            /** @description the article's `metadata.url` when it is an http(s) address */
+                            url: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
     };

@@ -95,6 +95,8 @@ export interface JourneyDue {
   journeyId: string;
   enrollmentId: string;
   nodeId: string;
+  /** The visit of the node (a loop may come back to it): reports may echo it as `properties.visit`. */
+  visit: number;
   contentType: string;
   contentId: string;
 }

@@ -10,8 +10,10 @@ import { contentModule } from './content/index.js';
 import { deliveryModule } from './delivery/index.js';
 import { endUsersModule } from './end-users/index.js';
 import { eventsModule } from './events/index.js';
+import { experimentsModule } from './experiments/index.js';
 import { flowsModule } from './flows/index.js';
 import { healthModule } from './health/index.js';
+import { journeysModule } from './journeys/index.js';
 import { pricingModule } from './pricing/index.js';
 import { sdkModule } from './sdk/index.js';
 import { tenantsModule } from './tenants/index.js';
@@ -38,6 +40,8 @@ export const allModules: readonly ModuleManifest[] = [
   analyticsModule,
   flowsModule,
   contentModule,
+  experimentsModule,
+  journeysModule,
   aiModule,
   sdkModule,
   browserSdkModule,

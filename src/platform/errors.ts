@@ -46,6 +46,7 @@ const catalogue = {
   VERSION_CONFLICT: [409, 'CONFLICT', 'The record was changed by someone else'],
   RESEND_LIMIT_REACHED: [409, 'CONFLICT', 'Invite resend limit reached'],
   LAST_OWNER: [409, 'CONFLICT', 'The last owner cannot be removed or demoted'],
+  ALREADY_ENROLLED: [409, 'CONFLICT', 'The end user may not enroll in this journey now'],
   REQUEST_TIMEOUT: [408, 'VALIDATION', 'The request was not received in time'],
   PAYLOAD_TOO_LARGE: [413, 'VALIDATION', 'Request body is too large'],
   EXPECTATION_FAILED: [417, 'VALIDATION', 'Only "Expect: 100-continue" is supported'],

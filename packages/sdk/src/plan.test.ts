@@ -116,6 +116,7 @@ describe('planSession: journeys', () => {
     journeyId: id(n),
     enrollmentId: id(n + 1),
     nodeId: id(n + 2),
+    visit: 1,
     contentType,
     contentId,
   });

@@ -80,6 +80,7 @@ export const sessionResponse = dataOf(
           journeyId: uuid,
           enrollmentId: uuid,
           nodeId: uuid,
+          visit: z.number().int().describe('the visit of the node; reports may echo it as properties.visit'),
           contentType: z.string(),
           contentId: z.string(),
         }),

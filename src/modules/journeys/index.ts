@@ -1,0 +1,25 @@
+import type { ModuleManifest } from '../../deps.js';
+import { journeyRoutes } from './routes.js';
+import { journeyDelivery } from './runtime/delivery.js';
+import { journeyEventsEffect } from './runtime/events.js';
+import { moveEnrollments } from './runtime/merge.js';
+import { journeyTimersJob } from './runtime/timers.js';
+import { journeysUsingAudience, pauseJourneysUsingFlow } from './service.js';
+
+/**
+ * Journeys: the canvas API (`/api/journeys`) and the durable enrollment engine — the event
+ * effect (triggers, WAIT_FOR_EVENT, content reports, goals), the session's delivery contributor
+ * (due CONTENT nodes, audience-only enrollment) and the timer job (WAIT, timeouts, deadlines).
+ * See docs/journeys.md.
+ */
+export const journeysModule: ModuleManifest = {
+  name: 'journeys',
+  routes: journeyRoutes,
+  tags: [{ name: 'journeys', description: 'Lifecycle journeys: canvas, enrollments, analytics' }],
+  effects: [journeyEventsEffect],
+  jobs: [journeyTimersJob],
+  delivery: [journeyDelivery],
+  endUserMergers: [moveEnrollments],
+  referenceFinders: [{ target: 'audience', name: 'journeys', find: journeysUsingAudience }],
+  dependentDisablers: [{ target: 'flow', name: 'journeys', disable: pauseJourneysUsingFlow }],
+};

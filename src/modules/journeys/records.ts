@@ -1,0 +1,315 @@
+import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { rawQuery } from '../../db/raw.js';
+import {
+  audiences,
+  contentItems,
+  flows,
+  journeyEdges,
+  journeyNodes,
+  journeys,
+  npsSurveys,
+} from '../../db/schema/index.js';
+import type { JourneyGraph } from '../../engine/journeys/graph.js';
+import {
+  CONTENT_SLUGS,
+  type GoalConfig,
+  type JourneyContentType,
+  type JourneyEdge,
+  type JourneyNode,
+} from '../../engine/journeys/schemas.js';
+import type { PublishIssue } from '../../engine/journeys/validate.js';
+import { validateForPublish } from '../../engine/journeys/validate.js';
+import { contentNotFound, validationError } from '../../platform/errors.js';
+import { isUuid } from '../../platform/ids.js';
+
+export type JourneyRow = typeof journeys.$inferSelect;
+type NodeRow = typeof journeyNodes.$inferSelect;
+type EdgeRow = typeof journeyEdges.$inferSelect;
+
+export const journeyMissing = () => contentNotFound('Journey');
+
+/** The tenant's journey, or null; a malformed id simply matches nothing. */
+export async function findJourney(
+  exec: Executor,
+  tenantId: string,
+  id: string,
+  opts: { lock?: boolean } = {},
+): Promise<JourneyRow | null> {
+  if (!isUuid(id)) return null;
+  const query = exec
+    .select()
+    .from(journeys)
+    .where(and(eq(journeys.tenantId, tenantId), eq(journeys.id, id)))
+    .limit(1);
+  const [row] = opts.lock ? await query.for('update') : await query;
+  return row ?? null;
+}
+
+/** A stored node as the engine and the API see it (contentId only on CONTENT nodes). */
+export const toNode = (row: Pick<NodeRow, 'id' | 'type' | 'config' | 'contentId' | 'position'>) =>
+  ({
+    id: row.id,
+    type: row.type,
+    config: row.config,
+    ...(row.contentId !== null ? { contentId: row.contentId } : {}),
+    position: row.position,
+  }) as unknown as JourneyNode;
+
+export const toEdge = (row: Pick<EdgeRow, 'sourceNodeId' | 'targetNodeId' | 'label'>): JourneyEdge =>
+  row.label === null
+    ? { sourceNodeId: row.sourceNodeId, targetNodeId: row.targetNodeId }
+    : { sourceNodeId: row.sourceNodeId, targetNodeId: row.targetNodeId, label: row.label };
+
+export interface Canvas {
+  nodes: JourneyNode[];
+  edges: JourneyEdge[];
+}
+
+/** The canvas of one journey, in canvas order. */
+export async function loadCanvas(exec: Executor, tenantId: string, journeyId: string): Promise<Canvas> {
+  const [nodeRows, edgeRows] = await Promise.all([
+    exec
+      .select()
+      .from(journeyNodes)
+      .where(and(eq(journeyNodes.tenantId, tenantId), eq(journeyNodes.journeyId, journeyId)))
+      .orderBy(asc(journeyNodes.ord)),
+    exec
+      .select()
+      .from(journeyEdges)
+      .where(and(eq(journeyEdges.tenantId, tenantId), eq(journeyEdges.journeyId, journeyId)))
+      .orderBy(asc(journeyEdges.ord)),
+  ]);
+  return { nodes: nodeRows.map(toNode), edges: edgeRows.map(toEdge) };
+}
+
+/** The canvases of several journeys (any tenant: ids are the caller's), in two queries. */
+export async function loadCanvases(exec: Executor, journeyIds: string[]): Promise<Map<string, Canvas>> {
+  const byJourney = new Map<string, Canvas>(journeyIds.map((id) => [id, { nodes: [], edges: [] }]));
+  if (journeyIds.length === 0) return byJourney;
+  const nodeRows = await rawQuery<NodeRow & { journey_id: string; content_id: string | null }>(
+    exec,
+    `select journey_id, id, type, config, content_id, position from journey_nodes
+     where journey_id = any($1::uuid[]) order by journey_id, ord`,
+    [journeyIds],
+  );
+  const edgeRows = await rawQuery<{
+    journey_id: string;
+    source_node_id: string;
+    target_node_id: string;
+    label: string | null;
+  }>(
+    exec,
+    `select journey_id, source_node_id, target_node_id, label from journey_edges
+     where journey_id = any($1::uuid[]) order by journey_id, ord`,
+    [journeyIds],
+  );
+  for (const r of nodeRows) {
+    byJourney
+      .get(r.journey_id)
+      ?.nodes.push(
+        toNode({ id: r.id, type: r.type, config: r.config, contentId: r.content_id, position: r.position }),
+      );
+  }
+  for (const r of edgeRows) {
+    byJourney
+      .get(r.journey_id)
+      ?.edges.push(
+        toEdge({ sourceNodeId: r.source_node_id, targetNodeId: r.target_node_id, label: r.label }),
+      );
+  }
+  return byJourney;
+}
+
+/** The triggerType of a canvas's first TRIGGER node, or null. */
+export function triggerTypeOf(canvas: Canvas): string | null {
+  const trigger = canvas.nodes.find((n) => n.type === 'TRIGGER');
+  return trigger?.type === 'TRIGGER' ? trigger.config.triggerType : null;
+}
+
+/** Counts of nodes, edges and enrollments of each journey. */
+export async function countsOf(exec: Executor, tenantId: string, ids: string[]) {
+  const out = new Map<string, { nodes: number; edges: number; enrollments: number }>(
+    ids.map((id) => [id, { nodes: 0, edges: 0, enrollments: 0 }]),
+  );
+  if (ids.length === 0) return out;
+  const rows = await rawQuery<{ id: string; nodes: string; edges: string; enrollments: string }>(
+    exec,
+    `select j.id,
+       (select count(*) from journey_nodes n where n.journey_id = j.id) as nodes,
+       (select count(*) from journey_edges e where e.journey_id = j.id) as edges,
+       (select count(*) from journey_enrollments x where x.journey_id = j.id) as enrollments
+     from journeys j where j.tenant_id = $1 and j.id = any($2::uuid[])`,
+    [tenantId, ids],
+  );
+  for (const r of rows) {
+    out.set(r.id, { nodes: Number(r.nodes), edges: Number(r.edges), enrollments: Number(r.enrollments) });
+  }
+  return out;
+}
+
+const baseOf = (row: JourneyRow, count: { nodes: number; edges: number; enrollments: number }) => ({
+  id: row.id,
+  tenantId: row.tenantId,
+  siteId: row.siteId,
+  name: row.name,
+  description: row.description,
+  status: row.status,
+  audienceId: row.audienceId,
+  settings: row.settings,
+  goalConfig: row.goalConfig,
+  allowAnonymous: row.allowAnonymous,
+  publishedAt: row.publishedAt,
+  archivedAt: row.archivedAt,
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt,
+  _count: count,
+});
+export const toListItem = baseOf;
+
+/** The full record: the journey, its canvas, its audience (id, name, description) and counts. */
+export async function journeyRecordOf(exec: Executor, row: JourneyRow) {
+  const canvas = await loadCanvas(exec, row.tenantId, row.id);
+  const count = (await countsOf(exec, row.tenantId, [row.id])).get(row.id)!;
+  let audience: { id: string; name: string; description: string | null } | null = null;
+  if (row.audienceId) {
+    const [a] = await exec
+      .select({ id: audiences.id, name: audiences.name, description: audiences.description })
+      .from(audiences)
+      .where(and(eq(audiences.tenantId, row.tenantId), eq(audiences.id, row.audienceId)))
+      .limit(1);
+    audience = a ?? null;
+  }
+  return {
+    ...baseOf(row, count),
+    audience,
+    nodes: canvas.nodes.map((n) => ({
+      id: n.id,
+      type: n.type,
+      config: n.config as Record<string, unknown>,
+      contentId: n.type === 'CONTENT' ? n.contentId : null,
+      position: n.position,
+    })),
+    edges: canvas.edges.map((e) => ({ ...e, label: e.label ?? null })),
+  };
+}
+export type JourneyRecord = Awaited<ReturnType<typeof journeyRecordOf>>;
+
+// ---- publish validation ------------------------------------------------------------------------
+
+/**
+ * Which CONTENT node references exist and may be shown (not archived): one query per kind of
+ * table, whatever the canvas size. Keys `contentType:contentId`.
+ */
+export async function existingContent(exec: Executor, tenantId: string, nodes: JourneyNode[]) {
+  const wanted = new Map<JourneyContentType, Set<string>>();
+  for (const n of nodes) {
+    if (n.type !== 'CONTENT') continue;
+    const set = wanted.get(n.config.contentType) ?? new Set<string>();
+    set.add(n.contentId);
+    wanted.set(n.config.contentType, set);
+  }
+  const found = new Set<string>();
+  for (const [type, ids] of wanted) {
+    const list = [...ids];
+    let rows: { id: string }[];
+    if (type === 'flow') {
+      rows = await exec
+        .select({ id: flows.id })
+        .from(flows)
+        .where(and(eq(flows.tenantId, tenantId), inArray(flows.id, list), ne(flows.status, 'ARCHIVED')));
+    } else if (type === 'nps-survey') {
+      rows = await exec
+        .select({ id: npsSurveys.id })
+        .from(npsSurveys)
+        .where(
+          and(
+            eq(npsSurveys.tenantId, tenantId),
+            inArray(npsSurveys.id, list),
+            ne(npsSurveys.status, 'ARCHIVED'),
+          ),
+        );
+    } else {
+      rows = await exec
+        .select({ id: contentItems.id })
+        .from(contentItems)
+        .where(
+          and(
+            eq(contentItems.tenantId, tenantId),
+            sql`${contentItems.type} = ${CONTENT_SLUGS[type]}`,
+            inArray(contentItems.id, list),
+            ne(contentItems.status, 'ARCHIVED'),
+          ),
+        );
+    }
+    for (const r of rows) found.add(`${type}:${r.id}`);
+  }
+  return found;
+}
+
+/** The publish issues of a canvas with this goal (DECISIONS §6 and the journeys issue). */
+export async function publishIssues(
+  exec: Executor,
+  tenantId: string,
+  canvas: Canvas,
+  goalConfig: GoalConfig | null,
+): Promise<PublishIssue[]> {
+  const content = await existingContent(exec, tenantId, canvas.nodes);
+  const graph: JourneyGraph = { nodes: canvas.nodes, edges: canvas.edges, goalConfig };
+  return validateForPublish(graph, {
+    contentExists: (type, id) => content.has(`${type}:${id}`),
+  });
+}
+
+/** 400 VALIDATION_ERROR naming each offending node (`details[].path` = `nodes[<i>]`, and its id). */
+export async function assertPublishable(
+  exec: Executor,
+  tenantId: string,
+  canvas: Canvas,
+  goalConfig: GoalConfig | null,
+): Promise<void> {
+  const issues = await publishIssues(exec, tenantId, canvas, goalConfig);
+  if (issues.length === 0) return;
+  throw validationError(
+    issues.map((i) => ({
+      path: i.path,
+      message: i.message,
+      ...(i.nodeId !== undefined ? { nodeId: i.nodeId } : {}),
+    })),
+    `The journey cannot be published: ${issues[0]!.message}`,
+  );
+}
+
+export interface CatalogEntry {
+  contentType: JourneyContentType;
+  id: string;
+  name: string;
+}
+
+/**
+ * What a CONTENT node may show: the tenant's flows, content items and NPS surveys that are not
+ * archived, most recently updated first (the AI module offers them to the model that drafts a
+ * journey, so its CONTENT nodes point at real content).
+ */
+export async function contentCatalog(
+  exec: Executor,
+  tenantId: string,
+  limit: number,
+): Promise<CatalogEntry[]> {
+  const slugToType = new Map(Object.entries(CONTENT_SLUGS).map(([type, slug]) => [slug, type]));
+  const rows = await rawQuery<{ kind: string; id: string; name: string }>(
+    exec,
+    `select kind, id, name from (
+       select 'flows' as kind, id, name, updated_at from flows where tenant_id = $1 and status <> 'ARCHIVED'
+       union all
+       select type, id, name, updated_at from content_items where tenant_id = $1 and status <> 'ARCHIVED'
+       union all
+       select 'nps-surveys', id, name, updated_at from nps_surveys where tenant_id = $1 and status <> 'ARCHIVED'
+     ) c order by updated_at desc, id limit $2`,
+    [tenantId, limit],
+  );
+  return rows.flatMap((r) => {
+    const contentType = slugToType.get(r.kind) as JourneyContentType | undefined;
+    return contentType ? [{ contentType, id: r.id, name: r.name }] : [];
+  });
+}

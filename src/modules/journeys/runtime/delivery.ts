@@ -1,0 +1,312 @@
+import { and, asc, eq, inArray, ne } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { Executor } from '../../../db/client.js';
+import { rawQuery } from '../../../db/raw.js';
+import { CONTENT_TYPES, contentItems, flows, npsSurveys } from '../../../db/schema/index.js';
+import type { JourneyDue } from '../../../engine/delivery.js';
+import type { CompiledJourney } from '../../../engine/journeys/graph.js';
+import { dueContent, type EnrollmentState } from '../../../engine/journeys/machine.js';
+import type { GoalConfig, Reentry } from '../../../engine/journeys/schemas.js';
+import { enrollRefusal, type PreviousEnrollment } from '../../../engine/journeys/triggers.js';
+import { newId } from '../../../platform/ids.js';
+import { CONTENT_DEFS, recordOf } from '../../content/definitions.js';
+import { toContentRecord } from '../../content/records.js';
+import { npsSurvey } from '../../content/schemas.js';
+import type { DeliveryContributor, DeliveryItem } from '../../delivery/contract.js';
+import { encodeRecord, servableOf, TRANSLATION_TYPES } from '../../delivery/items.js';
+import { loadStepsOf, toFlowRecord } from '../../flows/records.js';
+import { flowRecord } from '../../flows/schemas.js';
+import { lockAndReadPrevious, pairKey, reentryOf, startEnrollment } from './enroll.js';
+import { graphsOf } from './graphs.js';
+import { type Live, persist } from './store.js';
+
+/**
+ * The journeys' delivery contributor: what `POST /api/sdk/session` serves of journeys.
+ *
+ * - The snapshot (`load`) holds, as on-demand items, the flows and content that CONTENT nodes of
+ *   the tenant's non-archived journeys show (served only when a journey brings them in, whether
+ *   or not they are published on their own), and the audience-only journeys with their graphs.
+ * - The user's state (`userState`, a column of the session's one lookup statement) is their
+ *   in-progress enrollments waiting at CONTENT, and their enrollments in audience-only journeys.
+ * - `choose` lists every due CONTENT node in `journeys` (and brings its item in), and enrolls the
+ *   user into each PUBLISHED audience-only journey (MANUAL trigger with an audience) whose
+ *   audience they match and whose re-entry allows it: the machine runs purely on the session's
+ *   facts, so content due at once is served in this same round trip; `remember` stores the
+ *   enrollment before the session answers (the advisory lock and a re-read of earlier
+ *   enrollments make two first sessions enroll once).
+ */
+
+interface AudienceOnly {
+  id: string;
+  audienceId: string;
+  allowAnonymous: boolean;
+  reentry: Reentry;
+  graph: CompiledJourney;
+}
+
+export interface JourneyDeliveryData {
+  /** Journeys whose enrollments may be served (not archived). */
+  live: Set<string>;
+  /** Content ids of CONTENT nodes the snapshot holds (existing, not archived). */
+  available: Set<string>;
+  audienceOnly: AudienceOnly[];
+}
+
+/** Per enrollment: journey, id, status, enrolled/ended (ms), waiting. */
+interface StateEntry {
+  j: string;
+  e: string;
+  s: string;
+  a: number;
+  x: number | null;
+  w: EnrollmentState['waiting'];
+}
+
+export interface JourneyUserState {
+  entries: StateEntry[];
+}
+
+interface RememberItem {
+  journeyId: string;
+  live: Live;
+  reentry: Reentry;
+}
+
+const flowCodec = flowRecord;
+const contentCodecs = new Map<string, z.ZodType>(
+  CONTENT_TYPES.map((slug) => [slug, recordOf(CONTENT_DEFS[slug])]),
+);
+
+async function onDemandItems(tx: Executor, tenantId: string, refs: { id: string; type: string }[]) {
+  const ids = (type: (t: string) => boolean) => [
+    ...new Set(refs.filter((r) => type(r.type)).map((r) => r.id)),
+  ];
+  const flowIds = ids((t) => t === 'flow');
+  const npsIds = ids((t) => t === 'nps-survey');
+  const contentIds = ids((t) => t !== 'flow' && t !== 'nps-survey');
+  const items: DeliveryItem[] = [];
+  const at = (d: Date | null, c: Date) => (d ?? c).getTime();
+  if (flowIds.length > 0) {
+    const rows = await tx
+      .select()
+      .from(flows)
+      .where(and(eq(flows.tenantId, tenantId), inArray(flows.id, flowIds), ne(flows.status, 'ARCHIVED')))
+      .orderBy(asc(flows.id));
+    const steps = await loadStepsOf(
+      tx,
+      tenantId,
+      rows.map((r) => r.id),
+    );
+    for (const r of rows) {
+      const f = toFlowRecord(r, steps.get(r.id) ?? []);
+      items.push({
+        kind: 'flow',
+        servable: servableOf({ id: f.id, audienceId: null, onDemand: true }),
+        at: at(f.publishedAt, f.createdAt),
+        record: encodeRecord(flowCodec, f),
+        translationTypes: TRANSLATION_TYPES.flow,
+        stepIds: f.steps.map((s) => s.id),
+      });
+    }
+  }
+  if (contentIds.length > 0) {
+    const rows = await tx
+      .select()
+      .from(contentItems)
+      .where(
+        and(
+          eq(contentItems.tenantId, tenantId),
+          inArray(contentItems.id, contentIds),
+          ne(contentItems.status, 'ARCHIVED'),
+        ),
+      );
+    for (const row of rows) {
+      const c = toContentRecord(row);
+      items.push({
+        kind: 'content',
+        servable: servableOf({ id: c.id, audienceId: null, onDemand: true }),
+        at: at(c.publishedAt, c.createdAt),
+        record: encodeRecord(contentCodecs.get(c.contentType)!, c),
+        translationTypes: TRANSLATION_TYPES.content(c.contentType),
+      });
+    }
+  }
+  if (npsIds.length > 0) {
+    const rows = await tx
+      .select()
+      .from(npsSurveys)
+      .where(
+        and(
+          eq(npsSurveys.tenantId, tenantId),
+          inArray(npsSurveys.id, npsIds),
+          ne(npsSurveys.status, 'ARCHIVED'),
+        ),
+      );
+    for (const n of rows) {
+      items.push({
+        kind: 'content',
+        servable: servableOf({ id: n.id, audienceId: null, onDemand: true }),
+        at: at(n.publishedAt, n.createdAt),
+        record: { contentType: 'nps-surveys', ...encodeRecord(npsSurvey, n) },
+        translationTypes: TRANSLATION_TYPES.nps,
+      });
+    }
+  }
+  return items;
+}
+
+const isAudienceOnly = `j.status = 'PUBLISHED' and j.trigger_type = 'MANUAL' and j.audience_id is not null`;
+
+function due(entry: StateEntry, data: JourneyDeliveryData): JourneyDue | null {
+  const w = entry.w;
+  if (entry.s !== 'in_progress' || w?.kind !== 'content') return null;
+  if (!data.live.has(entry.j) || !data.available.has(w.contentId)) return null;
+  return {
+    journeyId: entry.j,
+    enrollmentId: entry.e,
+    nodeId: w.nodeId,
+    visit: w.visit,
+    contentType: w.contentType,
+    contentId: w.contentId,
+  };
+}
+
+export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUserState> = {
+  name: 'journeys',
+
+  async load(tx, tenantId) {
+    const journeyRows = await rawQuery<{
+      id: string;
+      status: string;
+      audience_id: string | null;
+      allow_anonymous: boolean;
+      settings: unknown;
+      goal_config: GoalConfig | null;
+      canvas_version: number;
+      audience_only: boolean;
+    }>(
+      tx,
+      `select j.id, j.status, j.audience_id, j.allow_anonymous, j.settings, j.goal_config, j.canvas_version,
+         (${isAudienceOnly}) as audience_only
+       from journeys j where j.tenant_id = $1 and j.status <> 'ARCHIVED'`,
+      [tenantId],
+    );
+    if (journeyRows.length === 0)
+      return { data: { live: new Set(), available: new Set(), audienceOnly: [] } };
+    const refs = await rawQuery<{ id: string; type: string }>(
+      tx,
+      `select distinct n.content_id as id, n.config ->> 'contentType' as type
+       from journey_nodes n join journeys j on j.id = n.journey_id
+       where j.tenant_id = $1 and j.status <> 'ARCHIVED' and n.type = 'CONTENT' and n.content_id is not null`,
+      [tenantId],
+    );
+    const items = await onDemandItems(tx, tenantId, refs);
+    const audienceRows = journeyRows.filter((j) => j.audience_only);
+    const graphs = await graphsOf(
+      tx,
+      audienceRows.map((j) => ({ id: j.id, canvasVersion: j.canvas_version, goalConfig: j.goal_config })),
+    );
+    return {
+      items,
+      audienceIds: audienceRows.map((j) => j.audience_id!),
+      data: {
+        live: new Set(journeyRows.map((j) => j.id)),
+        available: new Set(items.map((i) => i.servable.id)),
+        audienceOnly: audienceRows.map((j) => ({
+          id: j.id,
+          audienceId: j.audience_id!,
+          allowAnonymous: j.allow_anonymous,
+          reentry: reentryOf(j.settings),
+          graph: graphs.get(j.id)!,
+        })),
+      },
+    };
+  },
+
+  userState: {
+    // Two index lookups, never a scan: the in-progress enrollments (partial index on tenant and
+    // end user), and the ended ones of the audience-only journeys (journey and end user).
+    sql: (tenant, endUser) => `(select coalesce(jsonb_agg(jsonb_build_object('j', x.journey_id, 'e', x.id,
+        's', x.status, 'a', (extract(epoch from x.enrolled_at) * 1000)::float8,
+        'x', (extract(epoch from x.ended_at) * 1000)::float8, 'w', x.state -> 'waiting')), '[]'::jsonb)
+      from (
+        select e.journey_id, e.id, e.status, e.enrolled_at, e.ended_at, e.state from journey_enrollments e
+        where e.tenant_id = ${tenant} and e.end_user_id = ${endUser} and e.status = 'in_progress'
+        union all
+        select e.journey_id, e.id, e.status, e.enrolled_at, e.ended_at, e.state
+        from journeys j join journey_enrollments e on e.journey_id = j.id and e.end_user_id = ${endUser}
+        where j.tenant_id = ${tenant} and ${isAudienceOnly} and e.status <> 'in_progress'
+      ) x)`,
+    parse: (value) => ({
+      entries: (typeof value === 'string' ? JSON.parse(value) : (value ?? [])) as StateEntry[],
+    }),
+  },
+
+  choose(data, state, facts) {
+    const journeys: JourneyDue[] = [];
+    const include: string[] = [];
+    const remember: RememberItem[] = [];
+    const entries = state?.entries ?? [];
+    for (const entry of entries) {
+      const d = due(entry, data);
+      if (d) {
+        journeys.push(d);
+        include.push(d.contentId);
+      }
+    }
+    if (facts.endUserId !== null) {
+      for (const j of data.audienceOnly) {
+        if (facts.userId === null && !j.allowAnonymous) continue;
+        if (!facts.inAudience(j.audienceId)) continue;
+        const previous: PreviousEnrollment[] = entries
+          .filter((e) => e.j === j.id)
+          .map((e) => ({ status: e.s, enrolledAt: e.a, endedAt: e.x }));
+        if (enrollRefusal(j.reentry, previous, facts.nowMs) !== null) continue;
+        const live = startEnrollment(
+          j.graph,
+          { tenantId: facts.tenantId, journeyId: j.id, endUserId: facts.endUserId },
+          facts.nowMs,
+          facts.rules,
+          newId(),
+        );
+        remember.push({ journeyId: j.id, live, reentry: j.reentry });
+        const content = dueContent(live.state);
+        if (content && data.available.has(content.contentId)) {
+          journeys.push({
+            journeyId: j.id,
+            enrollmentId: live.ref.id,
+            nodeId: content.nodeId,
+            visit: content.visit,
+            contentType: content.contentType,
+            contentId: content.contentId,
+          });
+          include.push(content.contentId);
+        }
+      }
+    }
+    return { journeys, include, ...(remember.length > 0 ? { remember } : {}) };
+  },
+
+  async remember(exec, entries) {
+    const items = entries.flatMap((e) => e.items as RememberItem[]);
+    if (items.length === 0) return;
+    await exec.transaction(async (tx) => {
+      const previous = await lockAndReadPrevious(
+        tx,
+        items.map((i) => ({ journeyId: i.journeyId, endUserId: i.live.ref.endUserId })),
+      );
+      const accepted: Live[] = [];
+      for (const item of items) {
+        const key = pairKey(item.journeyId, item.live.ref.endUserId);
+        const before = previous.get(key) ?? [];
+        if (enrollRefusal(item.reentry, before, item.live.ref.enrolledAt) !== null) continue;
+        accepted.push(item.live);
+        previous.set(key, [
+          ...before,
+          { status: 'in_progress', enrolledAt: item.live.ref.enrolledAt, endedAt: null },
+        ]);
+      }
+      await persist(tx, accepted);
+    });
+  },
+};

@@ -1,0 +1,99 @@
+import type { Executor } from '../../../db/client.js';
+import { columnsOf, rawQuery } from '../../../db/raw.js';
+import type { CompiledJourney } from '../../../engine/journeys/graph.js';
+import { initialEnrollmentState } from '../../../engine/journeys/machine.js';
+import { journeySettingsSchema, type Reentry } from '../../../engine/journeys/schemas.js';
+import type { PreviousEnrollment } from '../../../engine/journeys/triggers.js';
+import type { RuleContext } from '../../../engine/rules.js';
+import { newId } from '../../../platform/ids.js';
+import { feed, type Live } from './store.js';
+
+/** The audience-rule context of an end user: userId (external id), role (`traits.role`), traits. */
+export function ruleContextFor(
+  externalId: string | null,
+  traits: Record<string, unknown> | null,
+): RuleContext {
+  const t = traits ?? {};
+  const ctx: RuleContext = { traits: t };
+  if (externalId) ctx.userId = externalId;
+  if (typeof t.role === 'string') ctx.role = t.role;
+  return ctx;
+}
+
+/** A stored journey's re-entry mode (`settings.reentry`, default never). */
+export function reentryOf(settings: unknown): Reentry {
+  const parsed = journeySettingsSchema.safeParse(settings ?? {});
+  return parsed.success ? parsed.data.reentry : 'never';
+}
+
+/** A new enrollment, entered (the machine's `enter`): not stored yet. */
+export function startEnrollment(
+  journey: CompiledJourney,
+  who: { tenantId: string; journeyId: string; endUserId: string },
+  nowMs: number,
+  context: RuleContext,
+  id: string = newId(),
+): Live {
+  const live: Live = {
+    ref: { id, ...who, enrolledAt: nowMs, isNew: true },
+    state: initialEnrollmentState(),
+    effects: [],
+    changed: false,
+  };
+  feed(live, journey, { type: 'enter' }, { nowMs, context });
+  return live;
+}
+
+export const pairKey = (journeyId: string, endUserId: string) => `${journeyId}:${endUserId}`;
+
+/**
+ * Serializes enrollment decisions per (journey, end user) across transactions and instances:
+ * transaction-scoped advisory locks, taken in key order in one statement. Then reads every
+ * earlier enrollment of those pairs (re-entry), committed before the locks were granted.
+ */
+export async function lockAndReadPrevious(
+  tx: Executor,
+  pairs: { journeyId: string; endUserId: string }[],
+): Promise<Map<string, PreviousEnrollment[]>> {
+  const out = new Map<string, PreviousEnrollment[]>();
+  if (pairs.length === 0) return out;
+  const unique = [...new Map(pairs.map((p) => [pairKey(p.journeyId, p.endUserId), p])).entries()].sort(
+    ([a], [b]) => (a < b ? -1 : a > b ? 1 : 0),
+  );
+  await rawQuery(
+    tx,
+    `select count(pg_advisory_xact_lock(hashtextextended(s.k, 0)))
+     from (select k from unnest($1::text[]) with ordinality as x (k, i) order by i) s`,
+    [unique.map(([k]) => `journey:${k}`)],
+  );
+  const rows = await rawQuery<{
+    journey_id: string;
+    end_user_id: string;
+    status: string;
+    enrolled_at: Date | string;
+    ended_at: Date | string | null;
+  }>(
+    tx,
+    `select e.journey_id, e.end_user_id, e.status, e.enrolled_at, e.ended_at
+     from journey_enrollments e join unnest($1::uuid[], $2::uuid[]) as p (j, u)
+       on e.journey_id = p.j and e.end_user_id = p.u`,
+    columnsOf(
+      unique.map(([, p]) => p),
+      ['journeyId', 'endUserId'],
+    ),
+  );
+  for (const [k] of unique) out.set(k, []);
+  for (const r of rows) {
+    out.get(pairKey(r.journey_id, r.end_user_id))?.push({
+      status: r.status,
+      enrolledAt: new Date(r.enrolled_at).getTime(),
+      endedAt: r.ended_at === null ? null : new Date(r.ended_at).getTime(),
+    });
+  }
+  return out;
+}
+
+/** What a new enrollment adds to the previous ones of its pair (re-entry within one transaction). */
+export function asPrevious(live: Live): PreviousEnrollment {
+  return { status: live.state.status, enrolledAt: live.ref.enrolledAt, endedAt: live.state.endedAt };
+}

@@ -1,0 +1,271 @@
+import type { Executor } from '../../../db/client.js';
+import { columnsOf, rawQuery } from '../../../db/raw.js';
+import type { CompiledJourney } from '../../../engine/journeys/graph.js';
+import type { EnrollmentState } from '../../../engine/journeys/machine.js';
+import type { GoalConfig } from '../../../engine/journeys/schemas.js';
+import { enrollRefusal, type PreviousEnrollment, triggerMatches } from '../../../engine/journeys/triggers.js';
+import { matchesRules, type RuleContext, type RuleNode } from '../../../engine/rules.js';
+import { loadLiveAudiences } from '../../audiences/service.js';
+import type { EventEffect, ProcessedBatch } from '../../events/effect.js';
+import type { StoredEvent } from '../../events/types.js';
+import {
+  asPrevious,
+  lockAndReadPrevious,
+  pairKey,
+  reentryOf,
+  ruleContextFor,
+  startEnrollment,
+} from './enroll.js';
+import { graphsOf } from './graphs.js';
+import { feed, type Live, persist, refOf } from './store.js';
+
+/**
+ * The journeys' event effect: what accepted SDK events do to enrollments, inside the event
+ * batch's transaction (so each batch's journey changes commit exactly once, with the batch).
+ *
+ * For a chunk of batches, set-based: one query for the tenants' live journeys (nothing more when
+ * none has one), one for the events' end users, one that locks their in-progress enrollments, and
+ * for trigger candidates one for the advisory locks and one for earlier enrollments (re-entry);
+ * then the events are fed in time order through the pure machine, and everything it decided is
+ * written by `persist` (one statement per table).
+ *
+ * - Every event of an end user goes to each of their in-progress enrollments as an `event` input:
+ *   the goal (any time) and WAIT_FOR_EVENT.
+ * - An event reporting journey content (below) carrying the enrollment's `enrollmentId` and the
+ *   `nodeId` it waits at is `contentDone` for that node (`properties.visit` if sent, else the
+ *   visit it waits at).
+ * - CUSTOM_EVENT, URL_MATCH (PAGE_VIEW and session starts) and ELEMENT_CLICK triggers of PUBLISHED
+ *   journeys enroll the event's end user when in the journey's audience (current traits), when
+ *   identified or the journey allows anonymous visitors, and when re-entry allows.
+ */
+
+/** Events that report journey content seen or finished (with journeyId, enrollmentId, nodeId). */
+export const CONTENT_REPORT_TYPES: ReadonlySet<string> = new Set([
+  'CONTENT_RENDERED',
+  'FLOW_STARTED',
+  'STEP_VIEWED',
+  'FLOW_COMPLETED',
+  'FLOW_DISMISSED',
+  'FLOW_SKIPPED',
+  'SURVEY_RESPONSE',
+  'NPS_RESPONSE',
+  'CONTENT_SUBMISSION_PERSISTED',
+]);
+
+const EVENT_TRIGGERS: ReadonlySet<string> = new Set(['CUSTOM_EVENT', 'URL_MATCH', 'ELEMENT_CLICK']);
+
+interface JourneyRowLite {
+  id: string;
+  tenant_id: string;
+  status: string;
+  audience_id: string | null;
+  allow_anonymous: boolean;
+  settings: unknown;
+  goal_config: GoalConfig | null;
+  canvas_version: number;
+  trigger_type: string | null;
+}
+
+interface Item {
+  tenantId: string;
+  event: StoredEvent;
+  at: number;
+  /** Index into the end-user lookup. */
+  who: number;
+}
+
+interface EndUser {
+  id: string;
+  externalId: string | null;
+  context: RuleContext;
+}
+
+const whoKey = (tenantId: string, e: StoredEvent) =>
+  `${tenantId}\u0000${e.userId ?? ''}\u0000${e.anonymousId ?? ''}`;
+
+async function liveJourneys(tx: Executor, tenantIds: string[]): Promise<JourneyRowLite[]> {
+  return rawQuery<JourneyRowLite>(
+    tx,
+    `select id, tenant_id, status, audience_id, allow_anonymous, settings, goal_config, canvas_version, trigger_type
+     from journeys where tenant_id = any($1::uuid[]) and status <> 'ARCHIVED'`,
+    [tenantIds],
+  );
+}
+
+async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Promise<void> {
+  const tenants = new Set<string>();
+  for (const b of batches) {
+    if (b.events.some((e) => e.userId || e.anonymousId)) tenants.add(b.tenantId);
+  }
+  if (tenants.size === 0) return;
+  const journeyRows = await liveJourneys(tx, [...tenants]);
+  if (journeyRows.length === 0) return;
+  const byTenant = new Map<string, JourneyRowLite[]>();
+  for (const j of journeyRows) byTenant.set(j.tenant_id, [...(byTenant.get(j.tenant_id) ?? []), j]);
+
+  // The events of tenants with journeys, in time order, and who sent them.
+  const whoIndex = new Map<string, number>();
+  const whoCols: [string[], (string | null)[], (string | null)[]] = [[], [], []];
+  const items: Item[] = [];
+  for (const b of batches) {
+    if (!byTenant.has(b.tenantId)) continue;
+    for (const event of b.events) {
+      if (!event.userId && !event.anonymousId) continue;
+      const key = whoKey(b.tenantId, event);
+      let who = whoIndex.get(key);
+      if (who === undefined) {
+        who = whoCols[0].length;
+        whoIndex.set(key, who);
+        whoCols[0].push(b.tenantId);
+        whoCols[1].push(event.userId || null);
+        whoCols[2].push(event.anonymousId || null);
+      }
+      items.push({ tenantId: b.tenantId, event, at: Date.parse(event.timestamp), who });
+    }
+  }
+  if (items.length === 0) return;
+  items.sort((a, b) => a.at - b.at);
+
+  const users = await rawQuery<{ i: string; id: string; external_id: string | null; traits: unknown }>(
+    tx,
+    `select p.i, u.id, u.external_id, u.traits
+     from unnest($1::uuid[], $2::text[], $3::text[]) with ordinality as p (t, ext, anon, i)
+     cross join lateral end_user_of(p.t, p.ext, p.anon) u`,
+    whoCols,
+  );
+  const endUsers: (EndUser | undefined)[] = new Array(whoCols[0].length);
+  for (const u of users) {
+    const traits = (typeof u.traits === 'string' ? JSON.parse(u.traits) : u.traits) as Record<
+      string,
+      unknown
+    >;
+    endUsers[Number(u.i) - 1] = {
+      id: u.id,
+      externalId: u.external_id,
+      context: ruleContextFor(u.external_id, traits),
+    };
+  }
+
+  const graphs = await graphsOf(
+    tx,
+    journeyRows.map((j) => ({ id: j.id, canvasVersion: j.canvas_version, goalConfig: j.goal_config })),
+  );
+
+  // In-progress enrollments of these end users, locked (in id order) for the rest of the chunk.
+  const userPairs = new Map<string, { tenantId: string; endUserId: string }>();
+  for (const item of items) {
+    const u = endUsers[item.who];
+    if (u) userPairs.set(u.id, { tenantId: item.tenantId, endUserId: u.id });
+  }
+  if (userPairs.size === 0) return;
+  const active = await rawQuery<{
+    id: string;
+    tenant_id: string;
+    journey_id: string;
+    end_user_id: string;
+    enrolled_at: string;
+    state: EnrollmentState;
+  }>(
+    tx,
+    `select e.id, e.tenant_id, e.journey_id, e.end_user_id, e.enrolled_at, e.state
+     from journey_enrollments e join unnest($1::uuid[], $2::uuid[]) as p (t, u)
+       on e.tenant_id = p.t and e.end_user_id = p.u
+     where e.status = 'in_progress' order by e.id for update of e`,
+    columnsOf([...userPairs.values()], ['tenantId', 'endUserId']),
+  );
+  const lives: Live[] = [];
+  const activeByUser = new Map<string, Live[]>();
+  for (const row of active) {
+    const live: Live = { ref: refOf(row), state: row.state, effects: [], changed: false };
+    lives.push(live);
+    activeByUser.set(row.end_user_id, [...(activeByUser.get(row.end_user_id) ?? []), live]);
+  }
+
+  // Trigger candidates: (journey, end user) pairs some event may enroll.
+  const audienceIds = new Map<string, Set<string>>();
+  for (const j of journeyRows) {
+    if (j.audience_id && j.status === 'PUBLISHED') {
+      audienceIds.set(j.tenant_id, (audienceIds.get(j.tenant_id) ?? new Set()).add(j.audience_id));
+    }
+  }
+  const audiences = new Map<string, RuleNode>();
+  for (const [tenantId, ids] of audienceIds) {
+    for (const [id, tree] of await loadLiveAudiences(tx, tenantId, [...ids])) audiences.set(id, tree);
+  }
+  const mayEnrollOn = (j: JourneyRowLite, graph: CompiledJourney, item: Item, u: EndUser): boolean => {
+    if (j.status !== 'PUBLISHED' || !j.trigger_type || !EVENT_TRIGGERS.has(j.trigger_type)) return false;
+    if (!graph.trigger || !triggerMatches(graph.trigger, item.event)) return false;
+    if (u.externalId === null && !j.allow_anonymous) return false;
+    if (j.audience_id) {
+      const tree = audiences.get(j.audience_id);
+      if (!tree || !matchesRules(tree, u.context)) return false;
+    }
+    return true;
+  };
+  // A pair already in progress cannot enroll again (nobody is enrolled twice at once): it needs
+  // no lock and no look at its history, which keeps a journey's steady state cheap.
+  const inProgress = new Set(lives.map((l) => pairKey(l.ref.journeyId, l.ref.endUserId)));
+  const candidates: { journeyId: string; endUserId: string }[] = [];
+  for (const item of items) {
+    const u = endUsers[item.who];
+    if (!u) continue;
+    for (const j of byTenant.get(item.tenantId)!) {
+      if (inProgress.has(pairKey(j.id, u.id))) continue;
+      if (mayEnrollOn(j, graphs.get(j.id)!, item, u)) candidates.push({ journeyId: j.id, endUserId: u.id });
+    }
+  }
+  const previous: Map<string, PreviousEnrollment[]> =
+    candidates.length > 0 ? await lockAndReadPrevious(tx, candidates) : new Map();
+
+  for (const item of items) {
+    const u = endUsers[item.who];
+    if (!u) continue;
+    const ctx = { nowMs: item.at, context: u.context };
+    for (const live of activeByUser.get(u.id) ?? []) {
+      if (live.state.status !== 'in_progress') continue;
+      const graph = graphs.get(live.ref.journeyId);
+      if (!graph) continue;
+      feed(live, graph, { type: 'event', event: item.event }, ctx);
+      const props = item.event.properties;
+      const w = live.state.waiting;
+      if (
+        w?.kind === 'content' &&
+        CONTENT_REPORT_TYPES.has(item.event.type) &&
+        props?.enrollmentId === live.ref.id &&
+        props.nodeId === w.nodeId
+      ) {
+        const sent = typeof props.visit === 'string' ? Number(props.visit) : props.visit;
+        const visit = typeof sent === 'number' && Number.isInteger(sent) ? sent : w.visit;
+        feed(live, graph, { type: 'contentDone', nodeId: w.nodeId, visit }, ctx);
+      }
+    }
+    if (previous.size === 0) continue;
+    for (const j of byTenant.get(item.tenantId)!) {
+      const graph = graphs.get(j.id)!;
+      if (!mayEnrollOn(j, graph, item, u)) continue;
+      const key = pairKey(j.id, u.id);
+      if (!previous.has(key)) continue; // in progress when the chunk began
+      const before = previous.get(key)!;
+      if (enrollRefusal(reentryOf(j.settings), before, item.at) !== null) continue;
+      const live = startEnrollment(
+        graph,
+        { tenantId: item.tenantId, journeyId: j.id, endUserId: u.id },
+        item.at,
+        u.context,
+      );
+      lives.push(live);
+      previous.set(key, [...before, asPrevious(live)]);
+      if (live.state.status === 'in_progress') {
+        activeByUser.set(u.id, [...(activeByUser.get(u.id) ?? []), live]);
+      }
+    }
+  }
+  await persist(tx, lives);
+}
+
+export const journeyEventsEffect: EventEffect = {
+  name: 'journeys',
+  // Events name end users created (and traits set) by the activity effect.
+  runsAfter: ['end-user-activity'],
+  apply: applyJourneyEvents,
+};

@@ -1,0 +1,356 @@
+import { and, count, desc, eq, ilike, inArray, ne, type SQL, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { rawQuery } from '../../db/raw.js';
+import { journeyEdges, journeyNodes, journeys } from '../../db/schema/index.js';
+import type { GoalConfig, JourneyNodeInput } from '../../engine/journeys/schemas.js';
+import { recordAudits } from '../../platform/audit.js';
+import { audit, type ServiceCtx } from '../../platform/context.js';
+import { invalidTransition } from '../../platform/errors.js';
+import { isUuid, newId } from '../../platform/ids.js';
+import { containsPattern, listPage } from '../../platform/pagination.js';
+import type { Referrer } from '../../platform/references.js';
+import { sameJson } from '../../platform/same-json.js';
+import { stateColumns } from '../../platform/state-machine.js';
+import { assertAudienceUsable } from '../audiences/lookup.js';
+import { assertPlanAllows } from '../pricing/enforce.js';
+import {
+  assertPublishable,
+  type Canvas,
+  countsOf,
+  findJourney,
+  type JourneyRecord,
+  type JourneyRow,
+  journeyMissing,
+  journeyRecordOf,
+  loadCanvas,
+  toListItem,
+  triggerTypeOf,
+} from './records.js';
+import { stopEnrollments } from './runtime/store.js';
+import type { CanvasBody, CreateJourneyInput, ListJourneysQuery, UpdateJourneyInput } from './schemas.js';
+import { JOURNEY_AUDIT_ACTION, type JourneyAction, journeyLifecycle, LIVE_STATUSES } from './transitions.js';
+
+const ENTITY = 'journey';
+
+// ---- reads -------------------------------------------------------------------------------------
+
+export async function listJourneys(ctx: ServiceCtx, query: ListJourneysQuery) {
+  const where: SQL[] = [eq(journeys.tenantId, ctx.tenantId)];
+  // Archived journeys are soft-deleted: hidden unless asked for by status.
+  where.push(query.status ? eq(journeys.status, query.status) : ne(journeys.status, 'ARCHIVED'));
+  if (query.siteId) where.push(eq(journeys.siteId, query.siteId));
+  if (query.search) where.push(ilike(journeys.name, containsPattern(query.search)));
+  const page = await listPage(
+    ctx.db
+      .select()
+      .from(journeys)
+      .where(and(...where))
+      .orderBy(desc(journeys.createdAt), desc(journeys.id)),
+    ctx.db
+      .select({ n: count() })
+      .from(journeys)
+      .where(and(...where)),
+    query,
+  );
+  const counts = await countsOf(
+    ctx.db,
+    ctx.tenantId,
+    page.data.map((r) => r.id),
+  );
+  return { ...page, data: page.data.map((row) => toListItem(row, counts.get(row.id)!)) };
+}
+
+export async function getJourney(ctx: ServiceCtx, id: string): Promise<JourneyRecord> {
+  const row = await findJourney(ctx.db, ctx.tenantId, id);
+  if (!row) throw journeyMissing();
+  return journeyRecordOf(ctx.db, row);
+}
+
+// ---- canvas ------------------------------------------------------------------------------------
+
+/** The canvas as it will be stored: every node with an id (supplied ids kept, others generated). */
+function withIds(body: { nodes?: JourneyNodeInput[]; edges?: CanvasBody['edges'] }): Canvas {
+  return {
+    nodes: (body.nodes ?? []).map((n) => ({ ...n, id: n.id ?? newId() })) as Canvas['nodes'],
+    edges: body.edges ?? [],
+  };
+}
+
+/** Writes a canvas for a journey that has none (new, or just emptied). */
+async function insertCanvas(tx: Executor, tenantId: string, journeyId: string, canvas: Canvas) {
+  if (canvas.nodes.length > 0) {
+    await tx.insert(journeyNodes).values(
+      canvas.nodes.map((n, ord) => ({
+        journeyId,
+        id: n.id,
+        tenantId,
+        ord,
+        type: n.type,
+        config: n.config as Record<string, unknown>,
+        contentId: n.type === 'CONTENT' ? n.contentId : null,
+        position: n.position,
+      })),
+    );
+  }
+  if (canvas.edges.length > 0) {
+    await tx.insert(journeyEdges).values(
+      canvas.edges.map((e, ord) => ({
+        journeyId,
+        ord,
+        tenantId,
+        sourceNodeId: e.sourceNodeId,
+        targetNodeId: e.targetNodeId,
+        label: e.label ?? null,
+      })),
+    );
+  }
+}
+
+// ---- create and update -------------------------------------------------------------------------
+
+/**
+ * Creates a journey with its canvas inside the caller's transaction (the create route, and the
+ * AI module's commit-content for type `journey`): plan limit, audience check, the rows, the audit
+ * entry. Returns the full record.
+ */
+export async function createJourneyInTx(
+  tx: Executor,
+  ctx: ServiceCtx,
+  input: CreateJourneyInput,
+): Promise<JourneyRecord> {
+  await assertPlanAllows(tx, ctx.tenantId, 'journeys', ctx.now);
+  if (input.audienceId) await assertAudienceUsable(tx, ctx.tenantId, input.audienceId, 'audienceId');
+  const canvas = withIds(input);
+  const [row] = await tx
+    .insert(journeys)
+    .values({
+      id: newId(),
+      tenantId: ctx.tenantId,
+      siteId: input.siteId,
+      name: input.name,
+      description: input.description ?? null,
+      status: 'DRAFT',
+      audienceId: input.audienceId ?? null,
+      settings: input.settings ?? { reentry: 'never' },
+      goalConfig: (input.goalConfig ?? null) as Record<string, unknown> | null,
+      allowAnonymous: input.allowAnonymous ?? false,
+      triggerType: triggerTypeOf(canvas),
+      createdAt: ctx.now,
+      updatedAt: ctx.now,
+    })
+    .returning();
+  await insertCanvas(tx, ctx.tenantId, row!.id, canvas);
+  await audit(ctx, tx, {
+    action: 'JOURNEY_CREATED',
+    entityType: ENTITY,
+    entityId: row!.id,
+    metadata: { name: row!.name, nodes: canvas.nodes.length, edges: canvas.edges.length },
+  });
+  return journeyRecordOf(tx, row!);
+}
+
+export const createJourney = (ctx: ServiceCtx, input: CreateJourneyInput) =>
+  ctx.db.transaction((tx) => createJourneyInTx(tx, ctx, input));
+
+const UPDATABLE = [
+  'name',
+  'siteId',
+  'description',
+  'audienceId',
+  'settings',
+  'goalConfig',
+  'allowAnonymous',
+] as const;
+
+/**
+ * Any subset of the journey's fields; never the canvas. Only fields whose value differs are
+ * written and audited (a PATCH that changes nothing writes nothing). A live journey (PUBLISHED,
+ * PAUSED) must stay publishable: a goal change that breaks a GOAL_CHECK is a 400.
+ */
+export async function updateJourney(ctx: ServiceCtx, id: string, input: UpdateJourneyInput) {
+  return ctx.db.transaction(async (tx) => {
+    const journey = await findJourney(tx, ctx.tenantId, id, { lock: true });
+    if (!journey) throw journeyMissing();
+    const set: Partial<typeof journeys.$inferInsert> = {};
+    const changed: string[] = [];
+    for (const key of UPDATABLE) {
+      if (input[key] !== undefined && !sameJson(input[key], journey[key])) {
+        (set as Record<string, unknown>)[key] = input[key];
+        changed.push(key);
+      }
+    }
+    if (changed.length === 0) return journeyRecordOf(tx, journey);
+    if (input.audienceId) await assertAudienceUsable(tx, ctx.tenantId, input.audienceId, 'audienceId');
+    if ('goalConfig' in set && LIVE_STATUSES.includes(journey.status)) {
+      await assertPublishable(
+        tx,
+        ctx.tenantId,
+        await loadCanvas(tx, ctx.tenantId, journey.id),
+        (set.goalConfig ?? null) as GoalConfig | null,
+      );
+    }
+    const [row] = await tx
+      .update(journeys)
+      .set({ ...set, updatedAt: ctx.now })
+      .where(and(eq(journeys.tenantId, ctx.tenantId), eq(journeys.id, journey.id)))
+      .returning();
+    await audit(ctx, tx, {
+      action: 'JOURNEY_UPDATED',
+      entityType: ENTITY,
+      entityId: journey.id,
+      metadata: { changed },
+    });
+    return journeyRecordOf(tx, row!);
+  });
+}
+
+/**
+ * `PUT /canvas`: the whole canvas replaced in one transaction (supplied node ids kept, others
+ * generated). Shapes only for drafts; a live journey's new canvas must pass publish validation,
+ * so enrollments never move through a graph that could not be published. Archived: 409.
+ */
+export async function replaceCanvas(ctx: ServiceCtx, id: string, body: CanvasBody) {
+  return ctx.db.transaction(async (tx) => {
+    const journey = await findJourney(tx, ctx.tenantId, id, { lock: true });
+    if (!journey) throw journeyMissing();
+    if (journey.status === 'ARCHIVED') {
+      throw invalidTransition(journey.status, 'replace the canvas');
+    }
+    const canvas = withIds(body);
+    if (LIVE_STATUSES.includes(journey.status)) {
+      await assertPublishable(tx, ctx.tenantId, canvas, journey.goalConfig as GoalConfig | null);
+    }
+    await tx
+      .delete(journeyNodes)
+      .where(and(eq(journeyNodes.tenantId, ctx.tenantId), eq(journeyNodes.journeyId, journey.id)));
+    await tx
+      .delete(journeyEdges)
+      .where(and(eq(journeyEdges.tenantId, ctx.tenantId), eq(journeyEdges.journeyId, journey.id)));
+    await insertCanvas(tx, ctx.tenantId, journey.id, canvas);
+    const [row] = await tx
+      .update(journeys)
+      .set({
+        triggerType: triggerTypeOf(canvas),
+        canvasVersion: sql`${journeys.canvasVersion} + 1`,
+        updatedAt: ctx.now,
+      })
+      .where(and(eq(journeys.tenantId, ctx.tenantId), eq(journeys.id, journey.id)))
+      .returning();
+    await audit(ctx, tx, {
+      action: 'JOURNEY_UPDATED',
+      entityType: ENTITY,
+      entityId: journey.id,
+      metadata: { changed: ['canvas'], nodes: canvas.nodes.length, edges: canvas.edges.length },
+    });
+    return journeyRecordOf(tx, row!);
+  });
+}
+
+// ---- lifecycle ---------------------------------------------------------------------------------
+
+/**
+ * One lifecycle action under a row lock: the table decides (409 otherwise); a move to the state
+ * the journey is already in changes nothing. Publish validates the canvas; archive stops every
+ * in-progress enrollment in the same transaction; restore counts against the plan again.
+ */
+async function transition(ctx: ServiceCtx, id: string, action: JourneyAction): Promise<JourneyRecord> {
+  return ctx.db.transaction(async (tx) => {
+    const journey = await findJourney(tx, ctx.tenantId, id, { lock: true });
+    if (!journey) throw journeyMissing();
+    const to = journeyLifecycle.apply(journey.status, action);
+    if (to === journey.status) return journeyRecordOf(tx, journey);
+    if (to === 'PUBLISHED') {
+      await assertPublishable(
+        tx,
+        ctx.tenantId,
+        await loadCanvas(tx, ctx.tenantId, journey.id),
+        journey.goalConfig as GoalConfig | null,
+      );
+    }
+    if (journey.status === 'ARCHIVED') await assertPlanAllows(tx, ctx.tenantId, 'journeys', ctx.now);
+    const stopped = to === 'ARCHIVED' ? await stopEnrollments(tx, [journey.id], ctx.now) : 0;
+    const [row] = await tx
+      .update(journeys)
+      .set(stateColumns(journey.status, to, ctx.now))
+      .where(and(eq(journeys.tenantId, ctx.tenantId), eq(journeys.id, journey.id)))
+      .returning();
+    await audit(ctx, tx, {
+      action: JOURNEY_AUDIT_ACTION[to],
+      entityType: ENTITY,
+      entityId: journey.id,
+      metadata: {
+        ...(to === 'DRAFT' ? { changed: ['status'] } : {}),
+        from: journey.status,
+        to,
+        action,
+        ...(to === 'ARCHIVED' ? { stoppedEnrollments: stopped } : {}),
+      },
+    });
+    return journeyRecordOf(tx, row!);
+  });
+}
+
+export const publishJourney = (ctx: ServiceCtx, id: string) => transition(ctx, id, 'publish');
+export const unpublishJourney = (ctx: ServiceCtx, id: string) => transition(ctx, id, 'unpublish');
+export const pauseJourney = (ctx: ServiceCtx, id: string) => transition(ctx, id, 'pause');
+export const archiveJourney = (ctx: ServiceCtx, id: string) => transition(ctx, id, 'archive');
+export const restoreJourney = (ctx: ServiceCtx, id: string) => transition(ctx, id, 'restore');
+
+// ---- references --------------------------------------------------------------------------------
+
+/** Non-archived journeys targeting an audience (409 AUDIENCE_IN_USE lists them). */
+export async function journeysUsingAudience(exec: Executor, tenantId: string, audienceId: string) {
+  if (!isUuid(audienceId)) return [];
+  const rows = await exec
+    .select({ id: journeys.id, name: journeys.name })
+    .from(journeys)
+    .where(
+      and(
+        eq(journeys.tenantId, tenantId),
+        eq(journeys.audienceId, audienceId),
+        ne(journeys.status, 'ARCHIVED'),
+      ),
+    )
+    .orderBy(journeys.name);
+  return rows.map((r): Referrer => ({ type: 'journey', id: r.id, name: r.name }));
+}
+
+/**
+ * Dependent disabler of a deleted flow (`DELETE /api/flows/:id?disableDependents=true`): every
+ * PUBLISHED journey with a CONTENT node showing the flow is paused (no new enrollments; the
+ * enrollments in it go on, and the flow, archived, is no longer listed to them). One audit entry each.
+ */
+export async function pauseJourneysUsingFlow(
+  exec: Executor,
+  tenantId: string,
+  flowId: string,
+  now: Date,
+): Promise<Referrer[]> {
+  if (!isUuid(flowId)) return [];
+  const rows = await rawQuery<{ id: string; name: string }>(
+    exec,
+    `update journeys j set status = 'PAUSED', updated_at = $3
+     where j.tenant_id = $1 and j.status = 'PUBLISHED' and exists (
+       select 1 from journey_nodes n where n.journey_id = j.id and n.tenant_id = $1
+         and n.type = 'CONTENT' and n.content_id = $2 and n.config ->> 'contentType' = 'flow')
+     returning j.id, j.name`,
+    [tenantId, flowId, now.toISOString()],
+  );
+  await recordAudits(
+    exec,
+    rows.map((r) => ({
+      tenantId,
+      action: 'JOURNEY_PAUSED',
+      entityType: ENTITY,
+      entityId: r.id,
+      metadata: { from: 'PUBLISHED', to: 'PAUSED', reason: 'flow deleted', flowId },
+    })),
+  );
+  return rows.map((r) => ({ type: 'journey', id: r.id, name: r.name }));
+}
+
+/** Journeys (any tenant, ids given) as the runtime reads them. */
+export async function journeyRowsByIds(exec: Executor, ids: string[]): Promise<JourneyRow[]> {
+  if (ids.length === 0) return [];
+  return exec.select().from(journeys).where(inArray(journeys.id, ids));
+}
