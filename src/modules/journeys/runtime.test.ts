@@ -452,6 +452,14 @@ describe('the engine through events, timers and sessions', () => {
     await advance(MIN);
     const list = await enrollments(e, id);
     expect(list.map((x) => x.endUser.userId).sort()).toEqual(['a', 'c']);
+    // A draft with enrollments in progress keeps a publishable canvas.
+    const broken = await t.inject({
+      method: 'PUT',
+      url: `/api/journeys/${id}/canvas`,
+      headers: e.tenant.owner.headers,
+      payload: { nodes: [n.trigger], edges: [] },
+    });
+    expectError(broken, 400, 'VALIDATION_ERROR');
     expect(list.every((x) => x.currentNodeId === n.content.id)).toBe(true);
     expect((await session(e, { userId: 'a' })).journeys).toHaveLength(1);
     await dashboard(t, e.tenant, 'DELETE', `/api/journeys/${id}`);
