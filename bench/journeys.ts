@@ -30,13 +30,11 @@ const SITE = '0190f3a2-0000-7000-8000-0000000000aa';
 const at = { x: 0, y: 0 };
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
-interface Api {
-  (
-    method: string,
-    path: string,
-    body?: unknown,
-  ): Promise<{ data: Record<string, unknown> } & Record<string, unknown>>;
-}
+type Api = (
+  method: string,
+  path: string,
+  body?: unknown,
+) => Promise<{ data: Record<string, unknown> } & Record<string, unknown>>;
 
 function apiOf(url: string, token: string): Api {
   return async (method, path, body) => {
