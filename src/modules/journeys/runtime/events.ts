@@ -101,7 +101,11 @@ async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Prom
   const journeyRows = await liveJourneys(tx, [...tenants]);
   if (journeyRows.length === 0) return;
   const byTenant = new Map<string, JourneyRowLite[]>();
-  for (const j of journeyRows) byTenant.set(j.tenant_id, [...(byTenant.get(j.tenant_id) ?? []), j]);
+  for (const j of journeyRows) {
+    const list = byTenant.get(j.tenant_id);
+    if (list) list.push(j);
+    else byTenant.set(j.tenant_id, [j]);
+  }
 
   // The events of tenants with journeys, in time order, and who sent them.
   const whoIndex = new Map<string, number>();
@@ -175,10 +179,15 @@ async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Prom
   );
   const lives: Live[] = [];
   const activeByUser = new Map<string, Live[]>();
+  const addActive = (endUserId: string, live: Live) => {
+    const list = activeByUser.get(endUserId);
+    if (list) list.push(live);
+    else activeByUser.set(endUserId, [live]);
+  };
   for (const row of active) {
     const live: Live = { ref: refOf(row), state: row.state, effects: [], changed: false };
     lives.push(live);
-    activeByUser.set(row.end_user_id, [...(activeByUser.get(row.end_user_id) ?? []), live]);
+    addActive(row.end_user_id, live);
   }
 
   // Trigger candidates: (journey, end user) pairs some event may enroll.
@@ -255,9 +264,7 @@ async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Prom
       );
       lives.push(live);
       previous.set(key, [...before, asPrevious(live)]);
-      if (live.state.status === 'in_progress') {
-        activeByUser.set(u.id, [...(activeByUser.get(u.id) ?? []), live]);
-      }
+      if (live.state.status === 'in_progress') addActive(u.id, live);
     }
   }
   await persist(tx, lives);
