@@ -1886,6 +1886,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/experiments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List experiments
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getExperiments"];
+        put?: never;
+        /**
+         * Create an experiment (draft)
+         * @description Variants in order, the first being the control; their splitPercentage values sum to 100. 403 PLAN_FEATURE_UNAVAILABLE on a plan without experiments.
+         *
+         *     Needs the EDITOR role or higher.
+         */
+        post: operations["postExperiments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an experiment
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getExperiment"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete (archive) an experiment
+         * @description From any state; its assignments and results are kept.
+         *
+         *     Needs the EDITOR role or higher.
+         */
+        delete: operations["deleteExperiment"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a draft experiment
+         * @description Only in draft: otherwise 409 INVALID_STATE_TRANSITION.
+         *
+         *     Needs the EDITOR role or higher.
+         */
+        patch: operations["patchExperiment"];
+        trace?: never;
+    };
+    "/api/experiments/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an experiment
+         * @description From draft or stopped; needs at least 2 variants summing to 100 and an endDate still ahead (400 otherwise). 403 PLAN_FEATURE_UNAVAILABLE on a plan without experiments.
+         *
+         *     Needs the EDITOR role or higher.
+         */
+        post: operations["postExperimentStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a running experiment
+         * @description No new assignments; existing ones are kept (and apply again if it is restarted).
+         *
+         *     Needs the EDITOR role or higher.
+         */
+        post: operations["postExperimentStop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An experiment's participants and conversions, with daily cumulative series
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getExperimentResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{id}/compute-results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Statistical analysis of an experiment
+         * @description Per variant: sampleSize, conversions, conversionRate (a fraction), isControl, and against the control (the first variant) lift with 95% CI, pValue, probabilityToBeatControl and an always-valid sequential interval; srm (sample-ratio mismatch). Reads only: any member may run it.
+         *
+         *     Needs the VIEWER role or higher.
+         */
+        post: operations["postExperimentComputeResults"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/journeys": {
         parameters: {
             query?: never;
@@ -2356,6 +2500,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sdk/knowledge-base": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the tenant's knowledge base for the self-help widget (full text; no provider call)
+         * @description Needs the plan's `ai` feature (else 403 PLAN_FEATURE_UNAVAILABLE) and a configured (400 AI_NOT_CONFIGURED), enabled (403 AI_DISABLED) provider. Spends no AI tokens.
+         */
+        get: operations["searchSdkKnowledgeBase"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sdk/config": {
         parameters: {
             query?: never;
@@ -2492,6 +2656,37 @@ export interface components {
                 /** @description VALIDATION_ERROR: [{ path, message }] with dotted paths (`query.`/`params.` prefixed); INVALID_STATE_TRANSITION: { from, action }; other codes: as documented on the operation */
                 details?: unknown;
             };
+        };
+        Experiment: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            type: "ab_test";
+            /** @enum {string} */
+            status: "draft" | "running" | "stopped" | "completed" | "archived";
+            audienceId: string | null;
+            /** @description When it first started */
+            startDate: string | null;
+            endDate: string | null;
+            archivedAt: string | null;
+            variants: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                splitPercentage: number;
+                flowId: string | null;
+                config: {
+                    [key: string]: unknown;
+                };
+            }[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         Flow: {
             /** Format: uuid */
@@ -3083,6 +3278,7 @@ export interface components {
 export type SchemaAnnouncementRecord = components['schemas']['AnnouncementRecord'];
 export type SchemaBeaconRecord = components['schemas']['BeaconRecord'];
 export type SchemaError = components['schemas']['Error'];
+export type SchemaExperiment = components['schemas']['Experiment'];
 export type SchemaFlow = components['schemas']['Flow'];
 export type SchemaFlowStep = components['schemas']['FlowStep'];
 export type SchemaJourney = components['schemas']['Journey'];
@@ -10633,6 +10829,449 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    getExperiments: {
+        parameters: {
+            query?: {
+                page?: string;
+                limit?: string;
+                /** @description Default: every status but archived */
+                status?: "draft" | "running" | "stopped" | "completed" | "archived";
+                /** @description Case-insensitive substring of the name */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            name: string;
+                            description: string | null;
+                            /** @enum {string} */
+                            type: "ab_test";
+                            /** @enum {string} */
+                            status: "draft" | "running" | "stopped" | "completed" | "archived";
+                            audienceId: string | null;
+                            /** @description When it first started */
+                            startDate: string | null;
+                            endDate: string | null;
+                            archivedAt: string | null;
+                            variants: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                splitPercentage: number;
+                                flowId: string | null;
+                                config: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            _count: {
+                                /** @description end users assigned so far */
+                                assignments: number;
+                            };
+                        }[];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postExperiments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                    /**
+                     * @default ab_test
+                     * @enum {string}
+                     */
+                    type?: "ab_test";
+                    /** @description Only end users in this audience are assigned; null: everyone */
+                    audienceId?: string | null;
+                    /** @description When the experiment completes (a background job, within a minute); null: runs until stopped */
+                    endDate?: string | null;
+                    /**
+                     * @description In order: the first variant is the control. Split percentages sum to 100.
+                     * @default []
+                     */
+                    variants?: {
+                        /**
+                         * Format: uuid
+                         * @description PATCH: the id of a variant to keep (its id stays); absent or unknown: a new variant
+                         */
+                        id?: string;
+                        name: string;
+                        /** @description Percent of the experiment audience (0–100, at most two decimals); all variants sum to 100 */
+                        splitPercentage: number;
+                        /** @description A flow of the tenant served to this variant; null: a holdout (none of the experiment's flows) */
+                        flowId?: string | null;
+                        /** @description Free-form settings of the variant, kept as sent */
+                        config?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Experiment"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getExperiment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Experiment"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteExperiment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Experiment"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    patchExperiment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                    /** @enum {string} */
+                    type?: "ab_test";
+                    /** @description Only end users in this audience are assigned; null: everyone */
+                    audienceId?: string | null;
+                    /** @description When the experiment completes (a background job, within a minute); null: runs until stopped */
+                    endDate?: string | null;
+                    /** @description Replaces the variant list (ids kept where sent) */
+                    variants?: {
+                        /**
+                         * Format: uuid
+                         * @description PATCH: the id of a variant to keep (its id stays); absent or unknown: a new variant
+                         */
+                        id?: string;
+                        name: string;
+                        /** @description Percent of the experiment audience (0–100, at most two decimals); all variants sum to 100 */
+                        splitPercentage: number;
+                        /** @description A flow of the tenant served to this variant; null: a holdout (none of the experiment's flows) */
+                        flowId?: string | null;
+                        /** @description Free-form settings of the variant, kept as sent */
+                        config?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Experiment"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postExperimentStart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Experiment"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postExperimentStop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Experiment"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getExperimentResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            experimentId: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "draft" | "running" | "stopped" | "completed" | "archived";
+                            startDate: string | null;
+                            endDate: string | null;
+                            variants: {
+                                /** Format: uuid */
+                                variantId: string;
+                                variantName: string;
+                                splitPercentage: number;
+                                participants: number;
+                                conversions: number;
+                                /** @description a fraction, 0 without participants */
+                                conversionRate: number;
+                                /** @description daily cumulative series, from the first day to today (or the end) */
+                                results: {
+                                    /**
+                                     * Format: date
+                                     * @description UTC day
+                                     */
+                                    date: string;
+                                    /** @description assigned by the end of this day (cumulative) */
+                                    participants: number;
+                                    /** @description converted by the end of this day (cumulative) */
+                                    conversions: number;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postExperimentComputeResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            experimentId: string;
+                            /** @enum {string} */
+                            status: "draft" | "running" | "stopped" | "completed" | "archived";
+                            /** Format: date-time */
+                            computedAt: string;
+                            variants: {
+                                variantId: string;
+                                variantName: string;
+                                sampleSize: number;
+                                conversions: number;
+                                conversionRate: number;
+                                isControl: boolean;
+                                lift: {
+                                    estimate: number;
+                                    ciLow: number;
+                                    ciHigh: number;
+                                } | null;
+                                pValue: number | null;
+                                probabilityToBeatControl: number | null;
+                                sequential: {
+                                    ciLow: number;
+                                    ciHigh: number;
+                                    significant: boolean;
+                                } | null;
+                            }[];
+                            srm: {
+                                pValue: number | null;
+                                mismatch: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     getJourneys: {
         parameters: {
             query?: {
@@ -12093,10 +12732,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * @description journey: not available yet (400)
-                     * @enum {string}
-                     */
+                    /** @enum {string} */
                     type: "flow" | "tooltip" | "beacon" | "survey" | "announcement" | "journey" | "task-list";
                     /** Format: uuid */
                     siteId: string;
@@ -12147,10 +12783,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * @description journey: not available yet (400)
-                     * @enum {string}
-                     */
+                    /** @enum {string} */
                     type: "flow" | "tooltip" | "beacon" | "survey" | "announcement" | "journey" | "task-list";
                     /** Format: uuid */
                     siteId: string;
@@ -12171,10 +12804,7 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             parentId: string;
-                            /**
-                             * @description journey: not available yet (400)
-                             * @enum {string}
-                             */
+                            /** @enum {string} */
                             parentType: "flow" | "tooltip" | "beacon" | "survey" | "announcement" | "journey" | "task-list";
                             /** @description flows: { steps: [ids] }; surveys: { questions: [keys] }; task lists: { items: [positions] } */
                             createdSubItemIds?: {
@@ -12341,6 +12971,46 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    searchSdkKnowledgeBase: {
+        parameters: {
+            query: {
+                /** @description what the end user typed */
+                q: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            title: string;
+                            /** @description the opening of the article as plain text, at most about 200 characters */
+                            excerpt: string;
+                            category: string | null;
+                            /** @description the article's `metadata.url` when it is an http(s) address */
+                            url: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
     };

@@ -1,4 +1,8 @@
-import { mkdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
@@ -64,11 +68,38 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
   };
 }
 
+/**
+ * The embedded database's settings. PostgreSQL's default 128 MB of shared buffers makes PGlite's
+ * WebAssembly memory 189 MiB, all of it resident: 32 MB keeps it at its 128 MiB minimum, and the
+ * embedded database's hot rows (flows, audiences, rollups) fit many times over; the rest of
+ * what is read comes from the operating system's file cache (bench/README.md, Memory).
+ */
+export const PGLITE_CONF = ['shared_buffers = 32MB'];
+
+/**
+ * Creates a new PGlite data directory in a short-lived child process: initdb leaves some 200 MiB
+ * of buffers behind in the process that ran it (resident long after they are garbage), which the
+ * server then carries for its whole life. Opening an existing directory costs none of that.
+ */
+async function initPgliteDir(dataDir: string): Promise<void> {
+  const script = `const { PGlite } = await import('@electric-sql/pglite');
+    const db = await PGlite.create(${JSON.stringify(dataDir)}); await db.close();`;
+  // Run from the project's root, where the package resolves (src/db or dist/db, two levels up).
+  const cwd = fileURLToPath(new URL('../../', import.meta.url));
+  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+    cwd,
+    timeout: 120_000,
+  });
+}
+
 async function openPglite(dataDir: string): Promise<DatabaseHandle> {
-  if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
+  if (!dataDir.startsWith('memory://')) {
+    mkdirSync(dataDir, { recursive: true });
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) await initPgliteDir(resolve(dataDir));
+  }
   // pgvector ships as its own package for PGlite 0.5 (built for 0.5.14: package.json overrides
   // its exact peer range; src/db/internals.test.ts checks it loads).
-  const client = await PGlite.create(dataDir, { extensions: { vector } });
+  const client = await PGlite.create(dataDir, { extensions: { vector }, postgresqlconf: PGLITE_CONF });
   enablePglitePrepared(client);
   const db = drizzlePglite(client, { schema }) as unknown as Database;
   let closed = false;

@@ -10,6 +10,7 @@ import { contentModule } from './content/index.js';
 import { deliveryModule } from './delivery/index.js';
 import { endUsersModule } from './end-users/index.js';
 import { eventsModule } from './events/index.js';
+import { experimentsModule } from './experiments/index.js';
 import { flowsModule } from './flows/index.js';
 import { healthModule } from './health/index.js';
 import { journeysModule } from './journeys/index.js';
@@ -39,6 +40,7 @@ export const allModules: readonly ModuleManifest[] = [
   analyticsModule,
   flowsModule,
   contentModule,
+  experimentsModule,
   journeysModule,
   aiModule,
   sdkModule,

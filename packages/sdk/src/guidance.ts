@@ -12,6 +12,7 @@ import { Root } from './ui/root.js';
 import { guard, isObject, setDebug, store, uuid, VERSION, warn } from './util.js';
 import type {
   EventType,
+  HelpSearchResponse,
   IdentifyResponse,
   SdkConfigResponse,
   SdkEvent,
@@ -115,9 +116,21 @@ class Runtime {
       markDone: (id, state) => this.markDone(id, state),
       searchKnowledgeBase: async (query) => {
         const search = this.options?.searchKnowledgeBase;
-        if (!search) return null;
-        const found = await search(query);
-        return Array.isArray(found) ? found.filter((a) => isObject(a) && typeof a.title === 'string') : null;
+        if (search) {
+          const found = await search(query);
+          return Array.isArray(found)
+            ? found.filter((a) => isObject(a) && typeof a.title === 'string')
+            : null;
+        }
+        // The service's own knowledge base, where the plan has AI (it answers 4xx until configured).
+        if (!this.api || !this.config?.features.ai) return null;
+        const reply = await this.api.call<HelpSearchResponse>(
+          'GET',
+          `/api/sdk/knowledge-base?limit=5&q=${encodeURIComponent(query)}`,
+        );
+        return reply.status === 200 && reply.body
+          ? reply.body.data.map((a) => ({ title: a.title, body: a.excerpt, url: a.url ?? undefined }))
+          : null;
       },
     };
   }

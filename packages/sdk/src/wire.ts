@@ -32,6 +32,10 @@ export type SdkLocale = Schemas['SdkConfig']['locales'][number];
 export type IdentifyRequest = Body<'postSdkIdentify'>;
 export type IdentifyResponse = Answer<'postSdkIdentify', 200>;
 
+// ---- GET /api/sdk/knowledge-base ------------------------------------------------------------
+
+export type HelpSearchResponse = Answer<'searchSdkKnowledgeBase', 200>;
+
 // ---- POST /api/sdk/session -------------------------------------------------------------------
 
 export type SessionRequest = NonNullable<Body<'postSdkSession'>>;

@@ -6,6 +6,7 @@ export * from './analytics.js';
 export * from './audiences.js';
 export * from './content.js';
 export * from './events.js';
+export * from './experiments.js';
 export * from './flows.js';
 export * from './journeys.js';
 export * from './platform.js';

@@ -41,9 +41,15 @@ export interface AiAccess {
 /**
  * Every AI use answers, in this order: 403 PLAN_FEATURE_UNAVAILABLE without the plan's `ai`
  * feature; 400 AI_NOT_CONFIGURED without a provider; 403 AI_DISABLED when toggled off; 402
- * INSUFFICIENT_AI_TOKENS once the period's token allowance (`aiTokens`) is used up.
+ * INSUFFICIENT_AI_TOKENS once the period's token allowance (`aiTokens`) is used up (only for
+ * uses that spend tokens: `spendsTokens: false` skips that check).
  */
-export async function assertAiUsable(exec: Executor, tenantId: string, now: Date): Promise<AiConfigRow> {
+export async function assertAiUsable(
+  exec: Executor,
+  tenantId: string,
+  now: Date,
+  { spendsTokens = true }: { spendsTokens?: boolean } = {},
+): Promise<AiConfigRow> {
   const sub = await loadSubscription(exec, tenantId, { now });
   const feature = decide(sub.plan, 'ai', null);
   if (!feature.allowed) {
@@ -54,7 +60,7 @@ export async function assertAiUsable(exec: Executor, tenantId: string, now: Date
     throw new AppError('AI_NOT_CONFIGURED', 'No AI provider is configured: POST /api/ai-config first');
   if (!config.isEnabled) throw new AppError('AI_DISABLED', 'AI features are turned off for this workspace');
   const limit = sub.plan.limits.aiTokens;
-  if (limit !== null) {
+  if (spendsTokens && limit !== null) {
     const used = await countUsage(exec, tenantId, 'aiTokens', {
       start: sub.currentPeriodStart,
       end: sub.currentPeriodEnd,

@@ -147,15 +147,6 @@ describe.each(Object.keys(AI_DATA) as Type[])('%s', (type) => {
 });
 
 describe('POST /api/ai/generate-content', () => {
-  it('refuses journey for now, without calling the provider', async () => {
-    const tenant = await aiTenant();
-    for (const res of [await generate(tenant, 'journey'), await commit(tenant, 'journey', { name: 'x' })]) {
-      const err = expectError(res, 400, 'VALIDATION_ERROR');
-      expect(err.details).toEqual([{ path: 'type', message: 'journey generation is not available yet' }]);
-    }
-    expect(env.fake.callsOf('chat')).toHaveLength(0);
-  });
-
   it('repairs an answer the create schema refuses, naming the fields, and counts both attempts', async () => {
     const tenant = await aiTenant();
     env.fake.enqueue(

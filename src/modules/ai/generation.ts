@@ -8,6 +8,8 @@ import { createFlowBody } from '../flows/schemas.js';
 import { createFlow } from '../flows/service.js';
 import { assertFeatureEnabled } from '../pricing/enforce.js';
 import { type AiDeps, withAi } from './access.js';
+import { journeyGenerator } from './generate-journey.js';
+import type { GenerationDef, ModelOutput } from './generation-def.js';
 import { modelSchemaOf } from './model-schema.js';
 import { descriptionPrompt, GENERATION_SYSTEM } from './prompts.js';
 
@@ -31,30 +33,6 @@ export const GENERATION_TYPES = [
   'task-list',
 ] as const;
 export type GenerationType = (typeof GENERATION_TYPES)[number];
-
-export interface Preview {
-  title: string;
-  summary: string | null;
-  items: string[];
-}
-
-export interface Committed {
-  parentId: string;
-  /** Only for types with children: flow steps (ids), survey questions (keys), task-list items (positions). */
-  createdSubItemIds?: Record<string, (string | number)[]>;
-}
-
-interface GenerationDef {
-  /** "a product tour", for the prompt. */
-  what: string;
-  /** The matching create endpoint's body schema (it includes `siteId`). */
-  createSchema: z.ZodObject;
-  /** Fields the model does not choose: references to other records, schedules, refused fields. */
-  modelOmits: readonly string[];
-  hints: readonly string[];
-  preview(data: Record<string, unknown>): Preview;
-  commit(ctx: ServiceCtx, body: Record<string, unknown>): Promise<Committed>;
-}
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v : null);
 const contentOf = (data: Record<string, unknown>) => (data.content ?? {}) as Record<string, unknown>;
@@ -80,7 +58,7 @@ function contentType(
   };
 }
 
-const GENERATORS: Record<Exclude<GenerationType, 'journey'>, GenerationDef> = {
+const GENERATORS: Record<GenerationType, GenerationDef> = {
   flow: {
     what: 'a product tour (a flow of steps)',
     createSchema: createFlowBody,
@@ -148,14 +126,10 @@ const GENERATORS: Record<Exclude<GenerationType, 'journey'>, GenerationDef> = {
     }),
     children: (record) => ({ items: (record.items as unknown[]).map((_, i) => i) }),
   }),
+  journey: journeyGenerator,
 };
 
-function generatorOf(type: GenerationType): GenerationDef {
-  if (type === 'journey') {
-    throw validationError([{ path: 'type', message: 'journey generation is not available yet' }]);
-  }
-  return GENERATORS[type];
-}
+const generatorOf = (type: GenerationType): GenerationDef => GENERATORS[type];
 
 /** `schema` without the keys it does not have among `keys`. */
 function omitKeys(schema: z.ZodObject, keys: readonly string[]): z.ZodObject {
@@ -164,7 +138,7 @@ function omitKeys(schema: z.ZodObject, keys: readonly string[]): z.ZodObject {
 }
 
 /** What the model answers, validated by the create schema (siteId added back before it runs). */
-function modelOutputSchema(def: GenerationDef, siteId: string) {
+function modelOutputSchema(def: GenerationDef, siteId: string): ModelOutput {
   const fields = omitKeys(omitKeys(def.createSchema, ['siteId']), def.modelOmits);
   const validated = fields.transform((data, ctx) => {
     const parsed = def.createSchema.safeParse({ ...data, siteId });
@@ -176,7 +150,7 @@ function modelOutputSchema(def: GenerationDef, siteId: string) {
       ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
     return z.NEVER;
   });
-  return { validated, modelSchema: modelSchemaOf(fields) };
+  return { validated, modelSchema: modelSchemaOf(fields), hints: [...def.hints] };
 }
 
 export interface GenerateInput {
@@ -187,11 +161,13 @@ export interface GenerateInput {
 
 export async function generateContent(ctx: ServiceCtx, deps: AiDeps, input: GenerateInput) {
   const def = generatorOf(input.type);
-  const { validated, modelSchema } = modelOutputSchema(def, input.siteId);
   return withAi(ctx, deps, async (client) => {
+    const { validated, modelSchema, hints } = def.modelOutput
+      ? await def.modelOutput(ctx, input.siteId)
+      : modelOutputSchema(def, input.siteId);
     const aiData = await client.generateObject({
       system: GENERATION_SYSTEM,
-      messages: [{ role: 'user', content: descriptionPrompt(def.what, input.description, [...def.hints]) }],
+      messages: [{ role: 'user', content: descriptionPrompt(def.what, input.description, hints) }],
       schema: validated,
       modelSchema,
       name: input.type.replace('-', '_'),

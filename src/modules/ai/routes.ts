@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { assistantRoutes } from './assistant-routes.js';
 import { aiConfigRoutes } from './config-routes.js';
 import { generationRoutes } from './generation-routes.js';
+import { helpRoutes } from './help-routes.js';
 import { kbRoutes } from './kb-routes.js';
 import { hasVectorSupport } from './vector-support.js';
 
@@ -19,4 +20,5 @@ export const aiRoutes: FastifyPluginAsyncZod = async (app) => {
   await app.register(kbRoutes);
   await app.register(assistantRoutes);
   await app.register(generationRoutes);
+  await app.register(helpRoutes);
 };

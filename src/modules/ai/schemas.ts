@@ -95,6 +95,25 @@ export const article = z.object({
 export const articleResponse = dataOf(article);
 export const articleList = listOf(article);
 
+// ---- self-help search (SDK) ------------------------------------------------------------------
+
+export const helpSearchQuery = z.object({
+  q: z.string().trim().min(1).max(500).describe('what the end user typed'),
+  limit: z.coerce.number().int().min(1).max(10).default(5),
+});
+
+export const helpSearchResponse = z.object({
+  data: z.array(
+    z.object({
+      id: uuid,
+      title: z.string(),
+      excerpt: z.string().describe('the opening of the article as plain text, at most about 200 characters'),
+      category: z.string().nullable(),
+      url: z.string().nullable().describe("the article's `metadata.url` when it is an http(s) address"),
+    }),
+  ),
+});
+
 // ---- assistant --------------------------------------------------------------------------------
 
 const MAX_CONTEXT_JSON = 4_000;
@@ -144,7 +163,7 @@ export const listConversationsQuery = paginationQuery();
 
 // ---- generation -------------------------------------------------------------------------------
 
-const generationType = z.enum(GENERATION_TYPES).describe('journey: not available yet (400)');
+const generationType = z.enum(GENERATION_TYPES);
 
 export const generateContentBody = z.object({
   type: generationType,

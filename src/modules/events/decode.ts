@@ -42,19 +42,36 @@ export function decodeBatchEvents(
   payload: string,
 ): StoredEvent[] {
   const parsed = JSON.parse(payload) as RawEvent[] | { events: RawEvent[] };
-  const list = Array.isArray(parsed) ? parsed : parsed.events;
+  return decodeEvents(batch, Array.isArray(parsed) ? parsed : parsed.events);
+}
+
+/**
+ * The events of a batch, from the stored body once parsed or from the request's validated events
+ * handed over in memory (handoff.ts): the same fields are read either way, so both give the
+ * same StoredEvents.
+ */
+export function decodeEvents(
+  batch: { id: string; receivedAt: Date; source: 'sdk' | 'server' },
+  events: readonly unknown[],
+): StoredEvent[] {
   // Events the service records itself are stored already settled.
   if (batch.source === 'server')
-    return (list as unknown as StoredEvent[]).map((e) => ({ ...e, serverGenerated: true }));
+    return (events as readonly StoredEvent[]).map((e) => ({ ...e, serverGenerated: true }));
+  const list = events as readonly RawEvent[];
   const receivedMs = batch.receivedAt.getTime();
-  const receivedIso = batch.receivedAt.toISOString();
-  return list.map((raw, index) => {
+  let receivedIso: string | null = null;
+  const ids = derivedIds(batch.id);
+  const decoded = new Array<StoredEvent>(list.length);
+  for (let index = 0; index < list.length; index++) {
+    const raw = list[index]!;
     const clientId = typeof raw.id === 'string';
+    const settled = settleTimestamp(raw.timestamp, receivedMs);
     const event: StoredEvent = {
-      id: clientId ? raw.id!.toLowerCase() : derivedEventId(batch.id, index),
+      id: clientId ? raw.id!.toLowerCase() : ids(index),
       clientId,
       type: raw.type,
-      timestamp: settleTimestamp(raw.timestamp, receivedMs, receivedIso),
+      // biome-ignore lint/suspicious/noAssignInExpressions: the receive time is formatted once, when first needed
+      timestamp: settled ?? (receivedIso ??= batch.receivedAt.toISOString()),
     };
     // Field by field (not a loop over names): named stores are what keeps decoding cheap.
     if (raw.name !== undefined) event.name = raw.name;
@@ -64,8 +81,9 @@ export function decodeBatchEvents(
     if (raw.sessionId !== undefined) event.sessionId = raw.sessionId;
     if (raw.url !== undefined) event.url = raw.url;
     if (raw.metadata !== undefined) event.metadata = raw.metadata;
-    return event;
-  });
+    decoded[index] = event;
+  }
+  return decoded;
 }
 
 /** Before this, a client clock is simply wrong (and PostgreSQL has no year 0). */
@@ -77,10 +95,11 @@ export const EARLIEST_EVENT_DAY = new Date(EARLIEST_MS).toISOString().slice(0, 1
 /** `toISOString()`'s own form: such a timestamp is kept as sent (formatting it again costs more than parsing). */
 const CANONICAL_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-function settleTimestamp(value: unknown, receivedMs: number, receivedIso: string): string {
-  if (typeof value !== 'string') return receivedIso;
+/** The event's timestamp in UTC, or null where the receive time stands in for it. */
+function settleTimestamp(value: unknown, receivedMs: number): string | null {
+  if (typeof value !== 'string') return null;
   const ms = Date.parse(value);
-  if (!(ms >= EARLIEST_MS) || ms - receivedMs > MAX_FUTURE_SKEW_MS) return receivedIso;
+  if (!(ms >= EARLIEST_MS) || ms - receivedMs > MAX_FUTURE_SKEW_MS) return null;
   // The schema admitted only real dates and times (no 24:00, no February 30th), which in this
   // form are already what toISOString would give.
   return CANONICAL_UTC.test(value) ? value : new Date(ms).toISOString();
@@ -88,9 +107,18 @@ function settleTimestamp(value: unknown, receivedMs: number, receivedIso: string
 
 /** A uuid unique to (batch, position): the batch's uuid with the position folded into its last 12 bits. */
 export function derivedEventId(batchId: string, index: number): string {
-  // Positions beyond the 12 bits would repeat ids; requests are capped well below (schema.ts).
-  if (!(index >= 0 && index < DERIVED_ID_POSITIONS))
-    throw new RangeError(`event position ${index} out of range`);
-  const tail = Number.parseInt(batchId.slice(-3), 16) ^ index;
-  return batchId.slice(0, -3) + tail.toString(16).padStart(3, '0');
+  return derivedIds(batchId)(index);
+}
+
+/** derivedEventId of one batch, its uuid split once for all its positions. */
+function derivedIds(batchId: string): (index: number) => string {
+  const head = batchId.slice(0, -3);
+  const tail = Number.parseInt(batchId.slice(-3), 16);
+  return (index) => {
+    // Positions beyond the 12 bits would repeat ids; requests are capped well below (schema.ts).
+    if (!(index >= 0 && index < DERIVED_ID_POSITIONS))
+      throw new RangeError(`event position ${index} out of range`);
+    const t = tail ^ index;
+    return head + (t < 0x10 ? '00' : t < 0x100 ? '0' : '') + t.toString(16);
+  };
 }

@@ -6,6 +6,7 @@ import { eventBatches, eventDeadLetters } from '../../db/schema/index.js';
 import { newId } from '../../platform/ids.js';
 import { decodeBatchEvents } from './decode.js';
 import type { EventEffect, ProcessedBatch } from './effect.js';
+import { handoffOf } from './handoff.js';
 import { processPendingEvents } from './processor.js';
 import { EVENT_TYPES, type StoredEvent } from './types.js';
 
@@ -36,6 +37,12 @@ async function storedBatch(correlationId: string) {
     .where(eq(eventBatches.correlationId, correlationId));
   return row ? { ...row, parsed: decodeBatchEvents(row, row.events) } : undefined;
 }
+
+/**
+ * Forgets the batches this app handed to processing in memory, as a restarted process would
+ * have: processing then reads them back from the log (its scan).
+ */
+const readBack = () => handoffOf(t.deps)?.clear();
 
 /** An effect recording how many batches each processing transaction held. */
 function chunkSizes() {
@@ -287,17 +294,19 @@ describe('event processing', () => {
     expect(await storedBatch(poisonId)).toMatchObject({ attempts: 2, processedAt: null });
   });
 
-  it('carries its batch-size estimate from run to run', async () => {
+  it('carries its batch-size estimate from run to run (reading back from the log)', async () => {
     await processWith();
     const { chunks, effect } = chunkSizes();
     const opts = { maxBatches: 100, targetEvents: 20, sizing: { eventsPerBatch: 50 } };
     for (let i = 0; i < 30; i++) await post([{ type: 'CLICK' }]);
+    readBack();
     await processPendingEvents(t.deps, [effect], opts);
     expect(chunks).toEqual([1, 20, 9]);
     expect(opts.sizing.eventsPerBatch).toBe(1);
 
     chunks.length = 0;
     for (let i = 0; i < 25; i++) await post([{ type: 'CLICK' }]);
+    readBack();
     await processPendingEvents(t.deps, [effect], opts);
     expect(chunks).toEqual([20, 5]);
   });
@@ -347,6 +356,7 @@ describe('event processing', () => {
     const { chunks, effect } = chunkSizes();
     const opts = { maxBatches: 100, targetEvents: 20 };
     for (let i = 0; i < 30; i++) await post([{ type: 'CLICK' }]);
+    readBack();
     await processPendingEvents(t.deps, [effect], opts);
     // One batch first (50 events a batch assumed), then 20 one-event batches a transaction.
     expect(chunks).toEqual([1, 20, 9]);
@@ -354,13 +364,32 @@ describe('event processing', () => {
     chunks.length = 0;
     const tenEvents = Array.from({ length: 10 }, () => ({ type: 'CLICK' }));
     for (let i = 0; i < 5; i++) await post(tenEvents);
+    readBack();
     await processPendingEvents(t.deps, [effect], opts);
     expect(chunks).toEqual([1, 2, 2]);
+  });
+
+  it('sizes in-memory chunks by their exact event counts', async () => {
+    await processWith();
+    const { chunks, effect } = chunkSizes();
+    const opts = { maxBatches: 100, targetEvents: 20 };
+    for (let i = 0; i < 30; i++) await post([{ type: 'CLICK' }]);
+    await processPendingEvents(t.deps, [effect], opts);
+    expect(chunks).toEqual([20, 10]);
+
+    chunks.length = 0;
+    const tenEvents = Array.from({ length: 10 }, () => ({ type: 'CLICK' }));
+    for (let i = 0; i < 5; i++) await post(tenEvents);
+    // A batch larger than the target still goes, alone.
+    await post(Array.from({ length: 30 }, () => ({ type: 'CLICK' })));
+    await processPendingEvents(t.deps, [effect], { ...opts, maxBatches: 2 });
+    expect(chunks).toEqual([2, 2, 1, 1]);
   });
 
   it('stops at a chunk that comes back short: what commits later waits for the next wake', async () => {
     await processWith();
     for (let i = 0; i < 3; i++) await post([{ type: 'CLICK' }]);
+    readBack();
     const { chunks, effect } = chunkSizes();
     const transactions = vi.spyOn(t.deps.database.db, 'transaction');
     let asked = 0;

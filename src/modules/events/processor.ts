@@ -1,16 +1,28 @@
+import type { Logger } from 'pino';
 import type { Executor } from '../../db/client.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { columnsOf, rawQuery } from '../../db/raw.js';
 import type { AppDeps, Job } from '../../deps.js';
 import { newId } from '../../platform/ids.js';
-import { decodeBatchEvents } from './decode.js';
+import { decodeBatchEvents, decodeEvents } from './decode.js';
 import { checkEffectOrder, type EffectContext, type EventEffect, type ProcessedBatch } from './effect.js';
+import { type HandedBatch, handoffOf } from './handoff.js';
 import type { StoredEvent } from './types.js';
 
 const CLAIMED_COLUMNS = 'id, tenant_id, correlation_id, received_at, event_count, events, source';
 /** New batches only: one whose processing failed is retried on its own (RETRYING). */
 const CLAIM = `select ${CLAIMED_COLUMNS} from event_batches
-  where processed_at is null and attempts = 0 order by id limit $1 for update skip locked`;
+  where processed_at is null and attempts = 0 and not (id = any($2::uuid[]))
+  order by id limit $1 for update skip locked`;
+/**
+ * Batches handed over in memory: claimed and marked processed in one statement (the transaction
+ * rolls the mark back if an effect fails). Those another processor holds or has processed are
+ * left out; what a failed processor leaves pending, the scan finds.
+ */
+const CLAIM_HANDED = `update event_batches set processed_at = now()
+  where id in (select id from event_batches where id = any($1::uuid[]) and processed_at is null
+    and attempts = 0 for update skip locked)
+  returning id`;
 const RETRYING = `select id from event_batches where processed_at is null and attempts > 0 order by id limit $1`;
 /** Failed batches retried (alone, one attempt each) per run. */
 const RETRIES_PER_RUN = 10;
@@ -50,17 +62,35 @@ export interface ProcessingOptions {
    * The events per batch last seen, kept by the caller between runs so that a run's first chunk
    * is sized as well as the later ones (ASSUMED_EVENTS_PER_BATCH at first).
    */
-  sizing?: { eventsPerBatch: number };
+  sizing?: { eventsPerBatch: number; targetEvents?: number };
+  /**
+   * A wall-time budget per transaction (ms). When set, the events per transaction adapt (never
+   * above `targetEvents`, never below MIN_CHUNK_EVENTS): a chunk that took longer shrinks the
+   * next, one that took less than half grows it. On the embedded database every request-path
+   * statement waits for the open transaction, so this bounds that wait whatever the machine's
+   * speed or load. The adapted size is kept in `sizing` from run to run.
+   */
+  maxChunkMs?: number;
+  /**
+   * Whether to scan the log for pending batches after the in-memory ones (default: always). The
+   * job scans at most once a second, and at once after the hand-over queue overflowed.
+   */
+  scan?: () => boolean;
 }
 
 /** The size of a typical SDK batch, assumed until batches have been seen. */
 export const ASSUMED_EVENTS_PER_BATCH = 50;
+/** With a time budget: the first chunk's events, and the fewest a chunk is cut to. */
+const INITIAL_BUDGETED_EVENTS = 400;
+const MIN_CHUNK_EVENTS = 50;
 
 /**
  * Retries up to ten batches whose processing failed (each alone, one attempt per run), then
- * processes new batches in chunks until one comes back short. Several instances may run it at
- * once: each claims different batches (SKIP LOCKED). A crash before commit leaves the batches
- * pending, so processing resumes where it stopped; client event ids make a retried request count once.
+ * processes the batches this process committed and handed over in memory (handoff.ts), then
+ * scans the log for other pending batches in chunks until one comes back short. Several
+ * instances may run it at once: each claims different batches (SKIP LOCKED). A crash before
+ * commit leaves the batches pending, so processing resumes where it stopped (the scan reads them
+ * back); client event ids make a retried request count once.
  */
 export async function processPendingEvents(
   deps: AppDeps,
@@ -70,15 +100,54 @@ export async function processPendingEvents(
     targetEvents = Number.POSITIVE_INFINITY,
     ingestionBusy = () => false,
     sizing = { eventsPerBatch: ASSUMED_EVENTS_PER_BATCH },
+    scan = () => true,
+    maxChunkMs,
   }: ProcessingOptions = {},
 ): Promise<number> {
   let processed = 0;
+  const target = () =>
+    maxChunkMs ? Math.min(targetEvents, sizing.targetEvents ?? INITIAL_BUDGETED_EVENTS) : targetEvents;
+  const adapt = (startedAt: number) => {
+    if (!maxChunkMs) return;
+    const took = performance.now() - startedAt;
+    const current = target();
+    // At most halved per chunk: one stall of the machine does not shrink the next chunks to nothing.
+    if (took > maxChunkMs)
+      sizing.targetEvents = Math.max(
+        MIN_CHUNK_EVENTS,
+        Math.floor(current * Math.max(0.5, maxChunkMs / took)),
+      );
+    else if (took < maxChunkMs * 0.75)
+      sizing.targetEvents = Math.min(targetEvents, Math.ceil(current * 1.25));
+  };
   const retrying = await preparedQuery<{ id: string }>(deps.database.db, RETRYING, [RETRIES_PER_RUN]);
   for (const { id } of retrying) processed += (await processChunk(deps, effects, 1, id)).batches;
+  const handoff = handoffOf(deps);
+  if (handoff) {
+    for (;;) {
+      const handed = handoff.take(target(), maxBatches);
+      if (handed.length === 0) break;
+      const started = Date.now();
+      const startedAt = performance.now();
+      processed += (await processHanded(deps, effects, handed)).batches;
+      adapt(startedAt);
+      if (ingestionBusy()) await new Promise((r) => setTimeout(r, Date.now() - started));
+    }
+    if (!scan()) return processed;
+    handoff.overflowed = false;
+  }
   for (;;) {
     const started = Date.now();
-    const chunk = Math.max(1, Math.min(maxBatches, Math.floor(targetEvents / sizing.eventsPerBatch)));
-    const { batches, events } = await processChunk(deps, effects, chunk);
+    const startedAt = performance.now();
+    const chunk = Math.max(1, Math.min(maxBatches, Math.floor(target() / sizing.eventsPerBatch)));
+    const { batches, events } = await processChunk(
+      deps,
+      effects,
+      chunk,
+      undefined,
+      handoff?.queuedIds() ?? [],
+    );
+    if (batches > 0) adapt(startedAt);
     processed += batches;
     if (batches > 0) sizing.eventsPerBatch = Math.max(1, events / batches);
     // Fewer than asked: caught up. The next commit's wake brings the next chunk, so under load a
@@ -93,37 +162,119 @@ interface ChunkResult {
   events: number;
 }
 
-/** Claims and processes up to `chunk` pending batches (or only the batch `onlyId`) in one transaction. */
+/**
+ * Claims and processes up to `chunk` pending batches read back from the log (or only the batch
+ * `onlyId`; never one of `skipIds`, which the in-memory path holds) in one transaction.
+ */
 async function processChunk(
   deps: AppDeps,
   effects: readonly EventEffect[],
   chunk: number,
   onlyId?: string,
+  skipIds: string[] = [],
 ): Promise<ChunkResult> {
   let claimed: ClaimedRow[] = [];
   try {
     return await deps.database.db.transaction(async (tx) => {
       claimed = onlyId
         ? await rawQuery<ClaimedRow>(tx, CLAIM_ONE, [onlyId])
-        : await preparedQuery<ClaimedRow>(tx, CLAIM, [chunk]);
-      if (claimed.length > 0) await applyBatches(tx, deps, effects, claimed);
+        : await preparedQuery<ClaimedRow>(tx, CLAIM, [chunk, skipIds]);
+      if (claimed.length > 0) {
+        const batches = claimed.map((r) =>
+          processedBatch(
+            deps,
+            r.id,
+            r.tenant_id,
+            r.correlation_id,
+            decodeBatchEvents({ id: r.id, receivedAt: new Date(r.received_at), source: r.source }, r.events),
+          ),
+        );
+        await applyBatches(tx, effects, batches);
+        await preparedQuery(tx, 'update event_batches set processed_at = now() where id = any($1::uuid[])', [
+          claimed.map((r) => r.id),
+        ]);
+      }
       return { batches: claimed.length, events: claimed.reduce((n, r) => n + Number(r.event_count), 0) };
     });
   } catch (err) {
-    if (claimed.length === 0) throw err;
-    // Find the poison: retry each of the chunk's batches on its own (one attempt each).
-    if (claimed.length > 1) {
-      const done = { batches: 0, events: 0 };
-      for (const row of claimed) {
-        const one = await processChunk(deps, effects, 1, row.id);
-        done.batches += one.batches;
-        done.events += one.events;
-      }
-      return done;
-    }
-    await recordFailure(deps, claimed[0]!.id, err);
-    return { batches: 1, events: Number(claimed[0]!.event_count) };
+    return retryAlone(deps, effects, claimed, err);
   }
+}
+
+/** After a chunk failed: each of its batches on its own, read back from the log (one attempt each). */
+async function retryAlone(
+  deps: AppDeps,
+  effects: readonly EventEffect[],
+  claimed: readonly { id: string; event_count: number }[],
+  err: unknown,
+): Promise<ChunkResult> {
+  if (claimed.length === 0) throw err;
+  // Find the poison: retry each of the chunk's batches on its own (one attempt each).
+  if (claimed.length > 1) {
+    const done = { batches: 0, events: 0 };
+    for (const row of claimed) {
+      const one = await processChunk(deps, effects, 1, row.id);
+      done.batches += one.batches;
+      done.events += one.events;
+    }
+    return done;
+  }
+  await recordFailure(deps, claimed[0]!.id, err);
+  return { batches: 1, events: Number(claimed[0]!.event_count) };
+}
+
+/**
+ * Processes batches handed over in memory in one transaction: those still pending are claimed
+ * and marked processed by one statement, and their events decoded from the request's objects
+ * (no stored body is read or parsed). If the chunk fails, each batch is retried alone from the log.
+ */
+async function processHanded(
+  deps: AppDeps,
+  effects: readonly EventEffect[],
+  handed: readonly HandedBatch[],
+): Promise<ChunkResult> {
+  let claimed: { id: string; event_count: number }[] = [];
+  try {
+    return await deps.database.db.transaction(async (tx) => {
+      const rows = await preparedQuery<{ id: string }>(tx, CLAIM_HANDED, [handed.map((b) => b.id)]);
+      if (rows.length === 0) return { batches: 0, events: 0 };
+      const pending = rows.length === handed.length ? handed : onlyClaimed(handed, rows);
+      claimed = pending.map((b) => ({ id: b.id, event_count: b.events.length }));
+      const batches = pending.map((b) =>
+        processedBatch(deps, b.id, b.tenantId, b.correlationId, decodeEvents(b, b.events)),
+      );
+      await applyBatches(tx, effects, batches);
+      return { batches: batches.length, events: batches.reduce((n, b) => n + b.events.length, 0) };
+    });
+  } catch (err) {
+    return retryAlone(deps, effects, claimed, err);
+  }
+}
+
+function onlyClaimed(handed: readonly HandedBatch[], rows: readonly { id: string }[]): HandedBatch[] {
+  const ids = new Set(rows.map((r) => r.id));
+  return handed.filter((b) => ids.has(b.id));
+}
+
+/** A batch as effects see it; its child logger is made only if something logs. */
+function processedBatch(
+  deps: AppDeps,
+  id: string,
+  tenantId: string,
+  correlationId: string,
+  events: StoredEvent[],
+): ProcessedBatch {
+  let log: Logger | undefined;
+  return {
+    id,
+    tenantId,
+    correlationId,
+    events,
+    get log() {
+      log ??= deps.log.child({ correlationId });
+      return log;
+    },
+  };
 }
 
 async function recordFailure(deps: AppDeps, batchId: string, err: unknown): Promise<void> {
@@ -139,19 +290,12 @@ async function recordFailure(deps: AppDeps, batchId: string, err: unknown): Prom
   else log.warn({ err, attempts: row?.attempts }, 'event batch processing failed; will retry');
 }
 
+/** Runs every effect over the chunk's batches (their rows are, or will be, marked processed in `tx`). */
 async function applyBatches(
   tx: Executor,
-  deps: AppDeps,
   effects: readonly EventEffect[],
-  rows: ClaimedRow[],
+  batches: ProcessedBatch[],
 ): Promise<void> {
-  const batches = rows.map<ProcessedBatch>((r) => ({
-    id: r.id,
-    tenantId: r.tenant_id,
-    correlationId: r.correlation_id,
-    events: decodeBatchEvents({ id: r.id, receivedAt: new Date(r.received_at), source: r.source }, r.events),
-    log: deps.log.child({ correlationId: r.correlation_id }),
-  }));
   await dropDuplicates(tx, batches);
   const deadLetters: { batch: ProcessedBatch; event: StoredEvent; reason: string }[] = [];
   const ctx: EffectContext = {
@@ -175,10 +319,6 @@ async function applyBatches(
       ]),
     );
   }
-  await preparedQuery(tx, 'update event_batches set processed_at = now() where id = any($1::uuid[])', [
-    rows.map((r) => r.id),
-  ]);
-  for (const b of batches) b.log.debug({ events: b.events.length }, 'event batch processed');
 }
 
 /** Events whose client id was processed before (a retried request) are removed from their batch. */
@@ -213,11 +353,17 @@ async function dropDuplicates(tx: Executor, batches: ProcessedBatch[]): Promise<
 
 export const EVENT_PROCESSOR = 'event-processor';
 
+/** The embedded database's wall-time budget per processing transaction (bench/pglite-tail.ts). */
+const CHUNK_BUDGET_MS = 10;
+
 /** Ingestion counts as busy this long after its last commit. */
 const INGESTION_QUIET_MS = 250;
 
-/** Each app's batch-size estimate, carried from run to run (keyed by the app's deps). */
-const sizings = new WeakMap<AppDeps, { eventsPerBatch: number }>();
+/** The log is scanned for batches the hand-over queue does not hold at most this often (and after an overflow). */
+const SCAN_EVERY_MS = 1_000;
+
+/** Each app's batch-size estimate and last scan, carried from run to run (keyed by the app's deps). */
+const sizings = new WeakMap<AppDeps, { eventsPerBatch: number; targetEvents?: number; scannedAt: number }>();
 
 /**
  * The processing job: woken after every commit of the event writer; its interval picks up
@@ -227,20 +373,37 @@ export const eventProcessorJob: Job = {
   name: EVENT_PROCESSOR,
   intervalMs: 1_000,
   async run(deps) {
-    let sizing = sizings.get(deps);
-    if (!sizing) {
-      checkEffectOrder(deps.modules.effects);
-      sizing = { eventsPerBatch: ASSUMED_EVENTS_PER_BATCH };
-      sizings.set(deps, sizing);
-    }
-    // Chunks of ~2,500 events (~400 embedded, where PGlite runs one statement at a time on
-    // this thread and ingestion's INSERTs wait behind a processing transaction); while
-    // ingestion is busy in this process, processing takes at most half of it.
-    await processPendingEvents(deps, deps.modules.effects, {
-      maxBatches: 500,
-      targetEvents: deps.database.kind === 'pglite' ? 400 : 2_500,
-      ingestionBusy: () => Date.now() - deps.hotPathActiveAt < INGESTION_QUIET_MS,
-      sizing,
-    });
+    await processPendingEvents(deps, deps.modules.effects, jobProcessingOptions(deps));
   },
 };
+
+/**
+ * The processing job's options for this app. Chunks of up to ~2,500 events. Embedded, where
+ * PGlite runs one statement at a time on this thread and every request-path statement waits
+ * behind an open processing transaction, each chunk is sized to take at most CHUNK_BUDGET_MS
+ * (`fixedEmbeddedChunks`: 400 events whatever they take, as before; for bench/pglite-tail.ts).
+ * While ingestion is busy in this process, processing takes at most half of it.
+ */
+export function jobProcessingOptions(deps: AppDeps, { fixedEmbeddedChunks = false } = {}): ProcessingOptions {
+  let sizing = sizings.get(deps);
+  if (!sizing) {
+    checkEffectOrder(deps.modules.effects);
+    sizing = { eventsPerBatch: ASSUMED_EVENTS_PER_BATCH, scannedAt: 0 };
+    sizings.set(deps, sizing);
+  }
+  const state = sizing;
+  const embedded = deps.database.kind === 'pglite';
+  return {
+    maxBatches: 500,
+    targetEvents: embedded && fixedEmbeddedChunks ? 400 : 2_500,
+    ...(embedded && !fixedEmbeddedChunks ? { maxChunkMs: CHUNK_BUDGET_MS } : {}),
+    ingestionBusy: () => Date.now() - deps.hotPathActiveAt < INGESTION_QUIET_MS,
+    sizing: state,
+    scan: () => {
+      const now = Date.now();
+      if (!handoffOf(deps)?.overflowed && now - state.scannedAt < SCAN_EVERY_MS) return false;
+      state.scannedAt = now;
+      return true;
+    },
+  };
+}

@@ -18,6 +18,8 @@ export interface RecordedEvent {
 
 interface OpenBatch {
   events: string[];
+  /** The same events as objects, for processing's in-memory hand-over. */
+  objects: StoredEvent[];
   closed: boolean;
   correlationId: string;
   stored: Promise<void>;
@@ -42,12 +44,20 @@ export function createEventRecorder(writer: EventWriter) {
 
   function openBatch(
     sdk: { tenantId: string; apiKeyId: string },
-    first: string,
+    first: StoredEvent,
+    json: string,
     receivedAt: Date,
   ): OpenBatch {
-    const events: string[] = [first];
+    const events: string[] = [json];
+    const objects: StoredEvent[] = [first];
     const key = keyOf(sdk);
-    const entry: OpenBatch = { events, closed: false, correlationId: newId(), stored: Promise.resolve() };
+    const entry: OpenBatch = {
+      events,
+      objects,
+      closed: false,
+      correlationId: newId(),
+      stored: Promise.resolve(),
+    };
     const close = () => {
       if (!entry.closed) {
         entry.closed = true;
@@ -68,6 +78,10 @@ export function createEventRecorder(writer: EventWriter) {
         close();
         return `[${events.join(',')}]`;
       },
+      get events() {
+        close();
+        return objects;
+      },
       source: 'server',
     };
     entry.stored = writer.write(batch);
@@ -83,9 +97,10 @@ export function createEventRecorder(writer: EventWriter) {
       const entry = open.get(key);
       if (entry && !entry.closed) {
         entry.events.push(json);
+        entry.objects.push(event);
         return { correlationId: entry.correlationId, stored: entry.stored };
       }
-      const fresh = openBatch(sdk, json, receivedAt);
+      const fresh = openBatch(sdk, event, json, receivedAt);
       // The writer may have taken it at once (it pumps immediately when idle): then it stays closed.
       if (!fresh.closed) open.set(key, fresh);
       return { correlationId: fresh.correlationId, stored: fresh.stored };

@@ -7,6 +7,7 @@ import { errors } from '../../platform/http/schemas.js';
 import { newId } from '../../platform/ids.js';
 import { toPendingBatch } from './decode.js';
 import { checkEffectOrder } from './effect.js';
+import { handoffOf } from './handoff.js';
 import { EVENT_PROCESSOR } from './processor.js';
 import { createEventRecorder, type EventRecorder } from './recorder.js';
 import { eventsAccepted, eventsBody } from './schema.js';
@@ -56,10 +57,25 @@ declare module 'fastify' {
 function createAppEventWriter(app: FastifyInstance): EventWriter {
   const { database } = app.deps;
   const wake = throttledWake(() => app.deps.wakeWorker(EVENT_PROCESSOR), PROCESSOR_WAKE_MS);
+  const handoff = handoffOf(app.deps);
   const writer = createEventWriter({
     database,
-    onCommitted: () => {
+    onCommitted: (batches) => {
       app.deps.hotPathActiveAt = Date.now();
+      if (handoff) {
+        for (const b of batches) {
+          const events = b.events;
+          if (!events) continue;
+          handoff.push({
+            id: b.id,
+            tenantId: b.tenantId,
+            correlationId: b.correlationId,
+            receivedAt: b.receivedAt,
+            source: b.source,
+            events,
+          });
+        }
+      }
       wake();
     },
   });
@@ -117,7 +133,9 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
       const receivedAt = app.deps.clock();
       const payload = rawBodies.get(request) ?? JSON.stringify(request.body);
       const accepted = request.body.events.length;
-      await writer.write(toPendingBatch(request.sdk!, correlationId, receivedAt, accepted, payload));
+      const batch = toPendingBatch(request.sdk!, correlationId, receivedAt, accepted, payload);
+      batch.events = request.body.events;
+      await writer.write(batch);
       return reply.code(202).send({ data: { accepted, correlationId } });
     },
   );

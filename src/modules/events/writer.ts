@@ -12,12 +12,18 @@ export interface PendingBatch {
   /** The request body as received (`sdk`), or a JSON array of settled StoredEvents (`server`). */
   payload: string;
   source: 'sdk' | 'server';
+  /**
+   * The same events in memory, handed to processing after the commit (handoff.ts) so that it
+   * does not read the payload back: `sdk`, the request's validated events; `server`, the
+   * settled StoredEvents. Absent: processing reads the stored payload.
+   */
+  events?: readonly unknown[];
 }
 
 export interface EventWriterOptions {
   database: DatabaseHandle;
-  /** Called after each commit (wakes the event processor). */
-  onCommitted?: () => void;
+  /** Called after each commit with the batches it stored (hands them to processing, wakes it). */
+  onCommitted?: (batches: readonly PendingBatch[]) => void;
 }
 
 const COLUMNS = 8;
@@ -63,7 +69,7 @@ export function createEventWriter(opts: EventWriterOptions) {
         params[at + 7] = b.source;
       });
       await opts.database.query(insertFor(batches.length), params);
-      opts.onCommitted?.();
+      opts.onCommitted?.(batches);
       return batches.map(() => undefined);
     },
   });

@@ -279,3 +279,37 @@ export async function assertPublishable(
     `The journey cannot be published: ${issues[0]!.message}`,
   );
 }
+
+export interface CatalogEntry {
+  contentType: JourneyContentType;
+  id: string;
+  name: string;
+}
+
+/**
+ * What a CONTENT node may show: the tenant's flows, content items and NPS surveys that are not
+ * archived, most recently updated first (the AI module offers them to the model that drafts a
+ * journey, so its CONTENT nodes point at real content).
+ */
+export async function contentCatalog(
+  exec: Executor,
+  tenantId: string,
+  limit: number,
+): Promise<CatalogEntry[]> {
+  const slugToType = new Map(Object.entries(CONTENT_SLUGS).map(([type, slug]) => [slug, type]));
+  const rows = await rawQuery<{ kind: string; id: string; name: string }>(
+    exec,
+    `select kind, id, name from (
+       select 'flows' as kind, id, name, updated_at from flows where tenant_id = $1 and status <> 'ARCHIVED'
+       union all
+       select type, id, name, updated_at from content_items where tenant_id = $1 and status <> 'ARCHIVED'
+       union all
+       select 'nps-surveys', id, name, updated_at from nps_surveys where tenant_id = $1 and status <> 'ARCHIVED'
+     ) c order by updated_at desc, id limit $2`,
+    [tenantId, limit],
+  );
+  return rows.flatMap((r) => {
+    const contentType = slugToType.get(r.kind) as JourneyContentType | undefined;
+    return contentType ? [{ contentType, id: r.id, name: r.name }] : [];
+  });
+}
