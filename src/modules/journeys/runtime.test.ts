@@ -452,6 +452,14 @@ describe('the engine through events, timers and sessions', () => {
     await advance(MIN);
     const list = await enrollments(e, id);
     expect(list.map((x) => x.endUser.userId).sort()).toEqual(['a', 'c']);
+    // A draft with enrollments in progress keeps a publishable canvas.
+    const broken = await t.inject({
+      method: 'PUT',
+      url: `/api/journeys/${id}/canvas`,
+      headers: e.tenant.owner.headers,
+      payload: { nodes: [n.trigger], edges: [] },
+    });
+    expectError(broken, 400, 'VALIDATION_ERROR');
     expect(list.every((x) => x.currentNodeId === n.content.id)).toBe(true);
     expect((await session(e, { userId: 'a' })).journeys).toHaveLength(1);
     await dashboard(t, e.tenant, 'DELETE', `/api/journeys/${id}`);
@@ -576,6 +584,33 @@ describe('POST /api/journeys/:id/enrollments and GET enrollments', () => {
     ]);
     expect((await enrollments(e, id))[0]!.currentNodeId).toBe(mine!.currentNodeId);
     expect((await session(f, { userId: 'same-user' })).journeys).toEqual([]);
+  });
+});
+
+describe('identify merges an anonymous visitor into a known user', () => {
+  it('moves their enrollments, except one in a journey where the user is already in progress', async () => {
+    const e = await env();
+    const mk = async (eventName: string) => {
+      const tr = trigger('CUSTOM_EVENT', { eventName });
+      const w = node('WAIT', { duration: MIN });
+      const ex = node('EXIT');
+      return journey(e, [tr, w, ex], [edge(tr, w), edge(w, ex)], { allowAnonymous: true });
+    };
+    const moved = await mk('go1');
+    const clash = await mk('go2');
+    await e.sdk('POST', '/api/sdk/identify', { userId: 'known', traits: {} });
+    await send(e, [custom('known', 'go2')]);
+    await send(e, [
+      { type: 'CUSTOM', name: 'go1', anonymousId: 'visitor-1' },
+      { type: 'CUSTOM', name: 'go2', anonymousId: 'visitor-1' },
+    ]);
+    expect((await enrollments(e, clash)).map((x) => x.endUser.userId).sort()).toEqual(['known', null].sort());
+    const res = await e.sdk('POST', '/api/sdk/identify', { userId: 'known', anonymousId: 'visitor-1' });
+    expect(res.statusCode, res.body).toBeLessThan(300);
+    const movedList = await enrollments(e, moved);
+    expect(movedList.map((x) => [x.endUser.userId, x.status])).toEqual([['known', 'in_progress']]);
+    const clashList = await enrollments(e, clash);
+    expect(clashList.map((x) => [x.endUser.userId, x.status])).toEqual([['known', 'in_progress']]);
   });
 });
 

@@ -106,6 +106,16 @@ async function insertCanvas(tx: Executor, tenantId: string, journeyId: string, c
   }
 }
 
+/** Whether any enrollment of the journey is still in progress (a draft after an unpublish). */
+async function hasEnrollmentsInProgress(tx: Executor, journeyId: string): Promise<boolean> {
+  const rows = await rawQuery<{ one: number }>(
+    tx,
+    `select 1 as one from journey_enrollments where journey_id = $1 and status = 'in_progress' limit 1`,
+    [journeyId],
+  );
+  return rows.length > 0;
+}
+
 // ---- create and update -------------------------------------------------------------------------
 
 /**
@@ -206,8 +216,9 @@ export async function updateJourney(ctx: ServiceCtx, id: string, input: UpdateJo
 
 /**
  * `PUT /canvas`: the whole canvas replaced in one transaction (supplied node ids kept, others
- * generated). Shapes only for drafts; a live journey's new canvas must pass publish validation,
- * so enrollments never move through a graph that could not be published. Archived: 409.
+ * generated). Shapes only for drafts; a live journey's new canvas (PUBLISHED, PAUSED, or a draft
+ * that still has enrollments in progress, after an unpublish) must pass publish validation, so
+ * enrollments never move through a graph that could not be published. Archived: 409.
  */
 export async function replaceCanvas(ctx: ServiceCtx, id: string, body: CanvasBody) {
   return ctx.db.transaction(async (tx) => {
@@ -217,7 +228,7 @@ export async function replaceCanvas(ctx: ServiceCtx, id: string, body: CanvasBod
       throw invalidTransition(journey.status, 'replace the canvas');
     }
     const canvas = withIds(body);
-    if (LIVE_STATUSES.includes(journey.status)) {
+    if (LIVE_STATUSES.includes(journey.status) || (await hasEnrollmentsInProgress(tx, journey.id))) {
       await assertPublishable(tx, ctx.tenantId, canvas, journey.goalConfig as GoalConfig | null);
     }
     await tx
