@@ -52,9 +52,6 @@ export function pglitePrepared(client: PGlite) {
   ): Promise<T[]> {
     const values = params.map((value, i) => {
       if (value === null || value === undefined) return null;
-      // Bytes go as they are, in binary format: for a text parameter, its UTF-8 (PGlite's own
-      // string path measures and encodes a long string in JavaScript, twice over).
-      if (value instanceof Uint8Array) return value;
       const serializer = client.serializers[statement.paramTypes[i]!];
       return serializer ? serializer(value) : String(value);
     });

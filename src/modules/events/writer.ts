@@ -1,5 +1,4 @@
 import type { DatabaseHandle } from '../../db/client.js';
-import { preparedQuery } from '../../db/prepared.js';
 import { createBatcher } from '../../platform/batcher.js';
 
 /** One accepted request's events, encoded once in the request handler. */
@@ -55,9 +54,6 @@ function insertFor(rows: number): string {
  * means durable; under load the batch grows by itself, with no timer adding latency at rest.
  */
 export function createEventWriter(opts: EventWriterOptions) {
-  // Embedded, each INSERT (one text per row count) is a named prepared statement, bound and run
-  // in one round trip instead of parsed and planned again, and the bodies go as UTF-8 bytes.
-  const embedded = opts.database.kind === 'pglite';
   const batcher = createBatcher<PendingBatch, void>({
     async run(batches) {
       const params = new Array<unknown>(batches.length * COLUMNS);
@@ -69,11 +65,10 @@ export function createEventWriter(opts: EventWriterOptions) {
         params[at + 3] = b.apiKeyId;
         params[at + 4] = b.receivedAt.toISOString();
         params[at + 5] = b.eventCount;
-        params[at + 6] = embedded ? Buffer.from(b.payload) : b.payload;
+        params[at + 6] = b.payload;
         params[at + 7] = b.source;
       });
-      if (embedded) await preparedQuery(opts.database.db, insertFor(batches.length), params);
-      else await opts.database.query(insertFor(batches.length), params);
+      await opts.database.query(insertFor(batches.length), params);
       opts.onCommitted?.(batches);
       return batches.map(() => undefined);
     },
