@@ -7,6 +7,7 @@ import { rawQuery } from '../../db/raw.js';
 import { journeyStats } from '../../engine/journeys/analytics.js';
 import { chooseBranch, splitBucket } from '../../engine/journeys/machine.js';
 import { processPendingEvents } from '../events/processor.js';
+import { JOURNEY_ARCHIVE_SWEEP } from './runtime/sweep.js';
 import { JOURNEY_TIMERS } from './runtime/timers.js';
 
 /**
@@ -690,5 +691,30 @@ describe('GET /api/journeys/:id/analytics', () => {
     }
     expect(stats.statuses.goal_reached).toBe(5);
     expect(stats.nodes.find((x: { nodeId: string }) => x.nodeId === tr.id).entered).toBe(16);
+  });
+});
+
+describe('archive racing a new enrollment', () => {
+  it('the sweep stops an enrollment that committed after its journey was archived, closing its visit and timers', async () => {
+    const e = await env();
+    const { nodes, edges } = nurture(e.flowId);
+    const id = await journey(e, nodes, edges);
+    await e.sdk('POST', '/api/sdk/identify', { userId: 'late' });
+    await dashboard(t, e.tenant, 'POST', `/api/journeys/${id}/enrollments`, { userId: 'late' });
+    // What the race leaves behind: the archive committed, the enrollment (started by a chunk
+    // that read the journey as PUBLISHED) committed after its stop.
+    await rawQuery(t.deps.database.db, `update journeys set status = 'ARCHIVED' where id = $1`, [id]);
+    const [before] = await enrollments(e, id);
+    expect(before!.status).toBe('in_progress');
+    expect(await timers(id)).not.toEqual([]);
+
+    await t.runJob(JOURNEY_ARCHIVE_SWEEP);
+    const [after] = await enrollments(e, id);
+    expect(after!.status).toBe('stopped');
+    expect(await timers(id)).toEqual([]);
+    expect((await visits(after!.id)).every((v) => v.exited_at !== null)).toBe(true);
+    // Nothing left to do: a second run changes nothing.
+    await t.runJob(JOURNEY_ARCHIVE_SWEEP);
+    expect((await enrollments(e, id))[0]!.status).toBe('stopped');
   });
 });

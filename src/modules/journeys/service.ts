@@ -1,4 +1,4 @@
-import { and, count, desc, eq, ilike, inArray, ne, type SQL, sql } from 'drizzle-orm';
+import { and, count, desc, eq, ilike, ne, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { rawQuery } from '../../db/raw.js';
 import { journeyEdges, journeyNodes, journeys } from '../../db/schema/index.js';
@@ -19,7 +19,6 @@ import {
   countsOf,
   findJourney,
   type JourneyRecord,
-  type JourneyRow,
   journeyMissing,
   journeyRecordOf,
   loadCanvas,
@@ -358,10 +357,4 @@ export async function pauseJourneysUsingFlow(
     })),
   );
   return rows.map((r) => ({ type: 'journey', id: r.id, name: r.name }));
-}
-
-/** Journeys (any tenant, ids given) as the runtime reads them. */
-export async function journeyRowsByIds(exec: Executor, ids: string[]): Promise<JourneyRow[]> {
-  if (ids.length === 0) return [];
-  return exec.select().from(journeys).where(inArray(journeys.id, ids));
 }
