@@ -80,6 +80,8 @@ describe('GET /api/tenants/current', () => {
 describe('PATCH /api/tenants/current', () => {
   it('renames and merges settings shallowly (null removes a key), audits and publishes tenant-config', async () => {
     const acme = await createTenant(t);
+    // The tenant's creation (its subscription row) announces a change too: heard before counting.
+    await t.deps.changes.sync();
     const heard: string[] = [];
     t.deps.changes.subscribe(TENANT_CONFIG_TOPIC, (id) => heard.push(id));
 
