@@ -328,7 +328,7 @@ function SplitForm({ config, onChange }: NodeFormProps) {
   return (
     <fieldset className="field split-branches">
       <legend>Branches</legend>
-      <table className="table compact">
+      <table className="table">
         <thead>
           <tr>
             <th scope="col">Label (edge)</th>
