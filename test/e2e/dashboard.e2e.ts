@@ -305,19 +305,19 @@ ${snippet.replace("userId: 'USER_ID'", "userId: 'jordan'")}
     // survey questions: row editors (add, type, choices, reorder), saved in the order shown
     await page.getByLabel('Name', { exact: true }).fill('First impressions');
     await page.getByRole('button', { name: 'Add question' }).click();
-    await page.getByLabel('Question 3 text').fill('Which features do you use?');
-    await page.getByLabel('Question 3 type').selectOption('MULTIPLE_CHOICE');
-    await page.getByLabel('Question 3 choice 1').fill('Tours');
-    await page.getByLabel('Question 3 choice 2').fill('Checklists');
+    await page.getByLabel('Question 3 text', { exact: true }).fill('Which features do you use?');
+    await page.getByLabel('Question 3 type', { exact: true }).selectOption('MULTIPLE_CHOICE');
+    await page.getByLabel('Question 3 choice 1', { exact: true }).fill('Tours');
+    await page.getByLabel('Question 3 choice 2', { exact: true }).fill('Checklists');
     await page.getByRole('button', { name: 'Add choice' }).last().click();
-    await page.getByLabel('Question 3 choice 3').fill('Surveys');
-    await page.getByRole('button', { name: 'Remove question 3 choice 2' }).click();
-    await page.getByRole('button', { name: 'Move question 3 up' }).click();
+    await page.getByLabel('Question 3 choice 3', { exact: true }).fill('Surveys');
+    await page.getByRole('button', { name: 'Remove question 3 choice 2', exact: true }).click();
+    await page.getByRole('button', { name: 'Move question 3 up', exact: true }).click();
     await expect
-      .poll(() => page.getByLabel('Question 2 text').inputValue())
+      .poll(() => page.getByLabel('Question 2 text', { exact: true }).inputValue())
       .toBe('Which features do you use?');
-    await page.getByRole('button', { name: 'Remove question 3' }).click();
-    await page.getByLabel('Question 2 text').press('Enter'); // the keyboard submits the form
+    await page.getByRole('button', { name: 'Remove question 3', exact: true }).click();
+    await page.getByLabel('Question 2 text', { exact: true }).press('Enter'); // the keyboard submits the form
     await page.waitForURL(/\/content\/surveys\/[0-9a-f-]{36}$/);
     const surveyId = new URL(page.url()).pathname.split('/').pop();
     const survey = await page.evaluate(
@@ -335,18 +335,18 @@ ${snippet.replace("userId: 'USER_ID'", "userId: 'jordan'")}
       ['RATING', 'How easy was this?', {}, 0],
       ['MULTIPLE_CHOICE', 'Which features do you use?', { choices: ['Tours', 'Surveys'] }, 1],
     ]);
-    await page.getByLabel('Question 1 text').waitFor();
+    await page.getByLabel('Question 1 text', { exact: true }).waitFor();
     await check(page, 'content-survey-editor');
     // task-list items: title, action type and its url, reordered
     await visit('/content/task-lists/new', 'Task lists / New task list', 'content-task-list-new');
     await page.getByLabel('Name', { exact: true }).fill('Getting started');
     await page.getByRole('button', { name: 'Add task' }).click();
-    await page.getByLabel('Task 3 title').fill('Read the guide');
-    await page.getByLabel('Task 3 action').selectOption('EXTERNAL_LINK');
-    await page.getByLabel('Task 3 URL').fill('https://docs.acme.test/guide');
-    await page.getByRole('button', { name: 'Move task 3 up' }).click();
-    await page.getByLabel('Task 3 action').selectOption('COMPLETE_FLOW');
-    await page.getByLabel('Task 3 flow').selectOption({ label: 'Welcome tour' });
+    await page.getByLabel('Task 3 title', { exact: true }).fill('Read the guide');
+    await page.getByLabel('Task 3 action', { exact: true }).selectOption('EXTERNAL_LINK');
+    await page.getByLabel('Task 3 URL', { exact: true }).fill('https://docs.acme.test/guide');
+    await page.getByRole('button', { name: 'Move task 3 up', exact: true }).click();
+    await page.getByLabel('Task 3 action', { exact: true }).selectOption('COMPLETE_FLOW');
+    await page.getByLabel('Task 3 flow', { exact: true }).selectOption({ label: 'Welcome tour' });
     await page.getByRole('button', { name: 'Create task list' }).click();
     await page.waitForURL(/\/content\/task-lists\/[0-9a-f-]{36}$/);
     const listId = new URL(page.url()).pathname.split('/').pop();
@@ -365,7 +365,7 @@ ${snippet.replace("userId: 'USER_ID'", "userId: 'jordan'")}
       ['Read the guide', 'EXTERNAL_LINK', { url: 'https://docs.acme.test/guide' }],
       ['Invite a teammate', 'COMPLETE_FLOW', { flowId: new URL(flowUrl).pathname.split('/').pop() }],
     ]);
-    await page.getByLabel('Task 1 title').waitFor();
+    await page.getByLabel('Task 1 title', { exact: true }).waitFor();
     await check(page, 'content-task-list-editor');
     await visit('/content/nps/new', 'NPS / New NPS survey', 'content-nps-new');
     await visit('/translations', 'Translations', 'translations');
