@@ -241,7 +241,7 @@ function ContentForm({ config, contentId, onChange }: NodeFormProps) {
         hint={
           items.data && items.data.length === 0
             ? `No ${label.toLowerCase()} yet: create one first.`
-            : 'Shown to the user when they reach this node (a draft is published by the time it matters).'
+            : 'Shown to the user when they reach this node.'
         }
       />
     </>

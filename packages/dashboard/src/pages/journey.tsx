@@ -11,6 +11,7 @@ import {
   type NodeProps,
   Position,
   ReactFlow,
+  type ReactFlowInstance,
   useEdgesState,
   useNodesState,
 } from '@xyflow/react';
@@ -189,6 +190,7 @@ function Canvas({ journey }: { journey: Schemas['Journey'] }) {
   const [edges, setEdges, onEdgesChange] = useEdgesState<Edge>(initial.edges);
   const [tab, setTab] = useState<'canvas' | 'enrollments'>('canvas');
   const [showStats, setShowStats] = useState(false);
+  const [flow, setFlow] = useState<ReactFlowInstance<JNode, Edge>>();
   const [saved, setSaved] = useState<string>();
   const selectedNode = nodes.find((n) => n.selected);
   const selectedEdge = edges.find((e) => e.selected);
@@ -281,6 +283,8 @@ function Canvas({ journey }: { journey: Schemas['Journey'] }) {
         selected: true,
       },
     ]);
+    // bring the new node into view (it is placed below the others)
+    requestAnimationFrame(() => void flow?.fitView({ maxZoom: 1, duration: 200 }));
   };
   const onConnect = (c: Connection) => {
     const source = nodes.find((n) => n.id === c.source);
@@ -377,6 +381,7 @@ function Canvas({ journey }: { journey: Schemas['Journey'] }) {
                 onNodesChange={onNodesChange}
                 onEdgesChange={onEdgesChange}
                 onConnect={onConnect}
+                onInit={setFlow}
                 nodesDraggable={editable}
                 nodesConnectable={editable}
                 elementsSelectable
