@@ -409,14 +409,6 @@ ${snippet.replace("userId: 'USER_ID'", "userId: 'jordan'")}
     await panel.getByLabel('Trigger type').selectOption('URL_MATCH');
     await panel.getByLabel('Match type').selectOption('starts_with');
     await panel.getByLabel('URL pattern').fill('/app/home');
-    await page.getByRole('button', { name: '+ Exit' }).click();
-    // the EXIT node is selected: its config panel is open
-    await page.getByRole('form', { name: 'Exit node' }).waitFor();
-    // publish with the nodes unconnected: the problem is shown on the node it concerns
-    await page.getByRole('button', { name: 'Publish' }).click();
-    const invalid = page.locator('.react-flow__node .jnode.invalid');
-    await invalid.first().waitFor();
-    await check(page, 'journey-canvas-errors');
     // a WAIT node: two hours through the duration form (amount and unit)
     await page.getByRole('button', { name: '+ Wait', exact: true }).click();
     await panel.getByRole('form', { name: 'Wait node' }).waitFor();
@@ -454,8 +446,20 @@ ${snippet.replace("userId: 'USER_ID'", "userId: 'jordan'")}
     await expect.poll(() => panel.getByLabel('Wait for amount').inputValue()).toBe('2');
     await expect.poll(() => panel.getByLabel('Wait for unit').inputValue()).toBe('hours');
     await check(page, 'journey-node-wait');
+    await page.getByRole('button', { name: '+ Exit' }).click();
+    // the EXIT node is selected: its config panel is open
+    await page.getByRole('form', { name: 'Exit node' }).waitFor();
+    // publish with the nodes unconnected: the problem is shown on the node it concerns
+    await page.getByRole('button', { name: 'Publish' }).click();
+    const invalid = page.locator('.react-flow__node .jnode.invalid');
+    await invalid.first().waitFor();
+    await check(page, 'journey-canvas-errors');
     // trigger → wait → content → exit, each a drag from a bottom handle to the next top handle
-    await page.getByRole('button', { name: 'fit view' }).click();
+    // saving the draft clears the messages from the nodes (they shrink back)
+    await page.getByRole('button', { name: 'Save canvas' }).click();
+    await page.getByText('Canvas saved.').waitFor();
+    await expect.poll(() => invalid.count()).toBe(0);
+    await page.locator('.canvas').evaluate((el) => el.scrollIntoView({ block: 'center' }));
     const connect = async (a: string, b: string) => {
       const from = await nodeOf(a).locator('.react-flow__handle.source').boundingBox();
       const to = await nodeOf(b).locator('.react-flow__handle.target').boundingBox();

@@ -272,7 +272,10 @@ function Canvas({ journey }: { journey: Schemas['Journey'] }) {
 
   const addNode = (type: NodeType) => {
     const template = NODE_TYPES.find((t) => t.type === type)!;
-    const y = Math.max(0, ...nodes.map((n) => n.position.y)) + (nodes.length ? 130 : 40);
+    // below the lowest node, a handle's drag apart
+    const y = nodes.length
+      ? Math.max(...nodes.map((n) => n.position.y + (n.measured?.height ?? 70))) + 70
+      : 40;
     setNodes((ns) => [
       ...ns.map((n) => ({ ...n, selected: false })),
       {
