@@ -434,6 +434,39 @@ ${snippet.replace("userId: 'USER_ID'", "userId: 'jordan'")}
     await nodeOf('Split').getByText('A 60% / B 40%').waitFor();
     await panel.getByRole('button', { name: 'Delete node' }).click();
     await expect.poll(() => nodeOf('Split').count()).toBe(0);
+    // a WAIT FOR EVENT node: an event name and a time-out in days (then deleted)
+    await page.getByRole('button', { name: '+ Wait for event' }).click();
+    await panel.getByLabel('Event name').fill('invited_teammate');
+    await panel.getByLabel('Give up after a while').check();
+    await panel.getByLabel('Time out after amount').fill('3');
+    await panel.getByLabel('Time out after unit').selectOption('days');
+    await nodeOf('Wait for event').getByText('invited_teammate (≤ 3 days)').waitFor();
+    await panel.getByText('Advanced (JSON)').click();
+    expect(JSON.parse(await panel.getByLabel('Node configuration (JSON)').inputValue())).toEqual({
+      eventName: 'invited_teammate',
+      timeout: 3 * 86_400_000,
+    });
+    await panel.getByRole('button', { name: 'Delete node' }).click();
+    // a CONDITION node: the audience rule builder (then deleted)
+    await page.getByRole('button', { name: '+ Condition' }).click();
+    await panel.getByLabel('Rule 1 value').fill('enterprise');
+    await panel.getByRole('button', { name: 'Add rule' }).click();
+    await panel.getByLabel('Rule 2 field').fill('traits.country');
+    await panel.getByLabel('Rule 2 operator').selectOption('in');
+    await panel.getByLabel('Rule 2 value').fill('FR, DE');
+    await nodeOf('Condition').getByText('2 rules').waitFor();
+    await check(page, 'journey-node-condition');
+    await panel.getByText('Advanced (JSON)').click();
+    expect(JSON.parse(await panel.getByLabel('Node configuration (JSON)').inputValue())).toEqual({
+      ruleTree: {
+        logicalOperator: 'AND',
+        rules: [
+          { field: 'traits.plan', operator: 'eq', value: 'enterprise' },
+          { field: 'traits.country', operator: 'in', value: ['FR', 'DE'] },
+        ],
+      },
+    });
+    await panel.getByRole('button', { name: 'Delete node' }).click();
     // a CONTENT node: the type, then an existing flow picked by its name
     await page.getByRole('button', { name: '+ Content' }).click();
     await panel.getByRole('form', { name: 'Content node' }).waitFor();

@@ -57,6 +57,12 @@ function DurationField({
   const id = useId();
   const amount = Number(text);
   const total = Math.round(amount * unitMs(unit));
+  // the duration changed elsewhere (the JSON disclosure): show the new one
+  if (text.trim() !== '' && amount > 0 && Number.isFinite(ms) && ms > 0 && total !== ms) {
+    const next = splitDuration(ms);
+    setText(String(next.amount));
+    setUnit(next.unit);
+  }
   const error =
     text.trim() === '' || !Number.isFinite(amount) || amount <= 0
       ? 'Enter a positive number'

@@ -22,6 +22,7 @@ import { ApiError, api, must, type Schemas } from '../api';
 import { useCan } from '../session';
 import { Button, FormError, formatDate, Loading, Notice, Page, StatusBadge, Tabs, TextField } from '../ui';
 import { NodeForm, splitDuration, useContentItems } from './journey-config';
+import { countRules } from './rule-builder';
 
 type NodeType = Schemas['JourneyNode']['type'];
 type NodeData = {
@@ -100,6 +101,10 @@ function summary(d: NodeData): string {
       return durationText(Number(c.duration ?? 0));
     case 'WAIT_FOR_EVENT':
       return `${String(c.eventName ?? '')}${typeof c.timeout === 'number' ? ` (≤ ${durationText(c.timeout)})` : ''}`;
+    case 'CONDITION': {
+      const n = countRules(c.ruleTree);
+      return `${n} rule${n === 1 ? '' : 's'}`;
+    }
     case 'SPLIT':
       return ((c.branches as { label?: string; percentage?: number }[] | undefined) ?? [])
         .map((b) => `${b.label} ${b.percentage}%`)
