@@ -317,6 +317,15 @@ ${snippet.replace("userId: 'USER_ID'", "userId: 'jordan'")}
       .poll(() => page.getByLabel('Question 2 text', { exact: true }).inputValue())
       .toBe('Which features do you use?');
     await page.getByRole('button', { name: 'Remove question 3', exact: true }).click();
+    // an empty question: the API's message is shown under that question's text field
+    await page.getByRole('button', { name: 'Add question' }).click();
+    await page.getByRole('button', { name: 'Create survey' }).click();
+    await page
+      .locator('.field', { has: page.getByLabel('Question 3 text', { exact: true }) })
+      .getByRole('alert')
+      .waitFor();
+    expect(page.url()).toMatch(/\/content\/surveys\/new$/);
+    await page.getByRole('button', { name: 'Remove question 3', exact: true }).click();
     await page.getByLabel('Question 2 text', { exact: true }).press('Enter'); // the keyboard submits the form
     await page.waitForURL(/\/content\/surveys\/[0-9a-f-]{36}$/);
     const surveyId = new URL(page.url()).pathname.split('/').pop();
