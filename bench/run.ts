@@ -11,7 +11,7 @@ import { seedDelivery } from './seed-delivery.js';
  * `npm run bench`: measures the service against a bare Fastify hello-world and a parse-only
  * POST of the same events body, in one run, on PostgreSQL (BENCH_DATABASE_URL, default the
  * local server) and on the embedded PGlite; prints every figure with its ratio and writes
- * bench/RESULTS.md. Every figure is the median of BENCH_REPEATS runs (default 3) of
+ * bench/RESULTS-autocannon.md. Every figure is the median of BENCH_REPEATS runs (default 3) of
  * BENCH_SECONDS each (default 10); BENCH_ANALYTICS_EVENTS sets the analytics fixture size
  * (default 10 million; 0 skips it).
  */
@@ -321,7 +321,7 @@ ${notes.map((n) => `- ${n}`).join('\n')}
 
 ${analytics.join('\n')}
 `;
-  writeFileSync(new URL('./RESULTS.md', import.meta.url), text);
+  writeFileSync(new URL('./RESULTS-autocannon.md', import.meta.url), text);
 }
 
 const machine = machineLine();
@@ -332,4 +332,4 @@ await serviceRuns('pglite', base);
 const analytics = analyticsEvents > 0 ? await benchAnalytics(pgUrl, analyticsEvents) : ['(skipped)'];
 for (const line of analytics) console.log(line);
 writeResults(machine, analytics);
-console.log('wrote bench/RESULTS.md');
+console.log('wrote bench/RESULTS-autocannon.md');

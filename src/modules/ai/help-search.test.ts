@@ -62,6 +62,24 @@ describe('GET /api/sdk/knowledge-base (self-help search)', () => {
     expect(env.fake.requests.filter((r) => r.text.includes('forgot my password'))).toHaveLength(0);
   });
 
+  it('answers at most `limit` articles, best first', async () => {
+    const { tenant, key } = await helpCenter();
+    for (const title of ['Password rules', 'Change your password', 'Password managers'])
+      await callAs(env.t, tenant, 'POST', '/api/ai/knowledge-base', {
+        title,
+        content: `About passwords: ${title}.`,
+      });
+    const all = await sdkCall(env.t, key)('GET', `${SEARCH}?q=password`);
+    expect(all.json().data.length).toBeGreaterThanOrEqual(4);
+    const two = await sdkCall(env.t, key)('GET', `${SEARCH}?q=password&limit=2`);
+    expect(two.json().data.map((a: { id: string }) => a.id)).toEqual(
+      all
+        .json()
+        .data.slice(0, 2)
+        .map((a: { id: string }) => a.id),
+    );
+  });
+
   it('answers an empty list when nothing is relevant', async () => {
     const { key } = await helpCenter();
     const res = await sdkCall(env.t, key)('GET', `${SEARCH}?q=quarterly+invoices`);

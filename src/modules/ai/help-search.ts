@@ -47,9 +47,10 @@ export async function searchHelpArticles(
   now: Date,
 ): Promise<HelpHit[]> {
   await assertAiUsable(exec, tenantId, now, { spendsTokens: false });
-  const hits = (await fullTextCandidates(exec, tenantId, query, limit)).filter(
-    (h) => h.coverage >= MIN_COVERAGE,
-  );
+  // Relevance is judged on the whole candidate list (ranked by weight, not by coverage), then cut.
+  const hits = (await fullTextCandidates(exec, tenantId, query))
+    .filter((h) => h.coverage >= MIN_COVERAGE)
+    .slice(0, limit);
   if (hits.length === 0) return [];
   const details = await rawQuery<{ id: string; category: string | null; metadata: unknown }>(
     exec,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../platform/errors.js';
-import { etagMatches } from '../sdk/config-cache.js';
+import { etagMatches } from '../../platform/http/static-assets.js';
 import { loadSdkAssets, SDK_DIST_DIR, type SdkAsset } from './assets.js';
 
 /** Browsers revalidate after this long (ETag → 304), so a new SDK reaches pages within minutes. */

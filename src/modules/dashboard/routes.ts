@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../platform/errors.js';
-import { etagMatches } from '../sdk/config-cache.js';
+import { etagMatches } from '../../platform/http/static-assets.js';
 import { DASHBOARD_DIST_DIR, type DashboardAsset, loadDashboardAssets } from './assets.js';
 
 /** Hashed file names (`/assets/<name>-<hash>.<ext>`): a new build makes new names, so they never change. */

@@ -94,17 +94,29 @@ interface ItemStateRow {
   dismissed: string | null;
 }
 
+/**
+ * The end users seen in a chunk, per tenant and then per id: the event's own id string is the
+ * inner key, so no key is built per event (the composite keys are built once per end user, to
+ * sort the rows).
+ */
+type SeenByTenant = Map<string, Map<string, Seen>>;
+
 function widen(
-  map: Map<string, Seen>,
-  key: string,
+  byTenant: SeenByTenant,
+  id: string,
   tenantId: string,
   ext: string | null,
   anon: string | null,
   ts: string,
 ): void {
-  const seen = map.get(key);
+  let map = byTenant.get(tenantId);
+  if (!map) {
+    map = new Map();
+    byTenant.set(tenantId, map);
+  }
+  const seen = map.get(id);
   if (!seen) {
-    map.set(key, { tenantId, ext, anon, first: ts, last: ts });
+    map.set(id, { tenantId, ext, anon, first: ts, last: ts });
     return;
   }
   // ISO 8601 UTC strings of one format compare like the instants they name.
@@ -113,9 +125,17 @@ function widen(
   seen.anon ??= anon;
 }
 
+/** The rows in the order of their `tenant NUL id` keys (sortedByKey's order). */
+function sortedRows(byTenant: SeenByTenant): Seen[] {
+  const entries: [string, Seen][] = [];
+  for (const [tenantId, map] of byTenant)
+    for (const [id, seen] of map) entries.push([tenantId + SEP + id, seen]);
+  return sortedByKey(entries);
+}
+
 export async function applyEndUserActivity(tx: Executor, batches: ProcessedBatch[]): Promise<void> {
-  const users = new Map<string, Seen>();
-  const anonymous = new Map<string, Seen>();
+  const users: SeenByTenant = new Map();
+  const anonymous: SeenByTenant = new Map();
   /** [end user and item key, state]: several events of one pair share a key (the SQL groups them). */
   const states: [string, ItemStateRow][] = [];
 
@@ -124,8 +144,8 @@ export async function applyEndUserActivity(tx: Executor, batches: ProcessedBatch
       const ext = event.userId ?? null;
       const anon = event.anonymousId ?? null;
       if (!ext && !anon) continue;
-      if (ext) widen(users, `${batch.tenantId}${SEP}${ext}`, batch.tenantId, ext, anon, event.timestamp);
-      else widen(anonymous, `${batch.tenantId}${SEP}${anon}`, batch.tenantId, ext, anon, event.timestamp);
+      if (ext) widen(users, ext, batch.tenantId, ext, anon, event.timestamp);
+      else widen(anonymous, anon!, batch.tenantId, ext, anon, event.timestamp);
       const state = itemStateOf(event);
       if (state) {
         const stateAnon = ext ? null : anon;
@@ -150,14 +170,14 @@ export async function applyEndUserActivity(tx: Executor, batches: ProcessedBatch
     await preparedQuery(
       tx,
       USERS,
-      columnsOf(sortedByKey(users), [freshId, 'tenantId', 'ext', 'anon', 'first', 'last']),
+      columnsOf(sortedRows(users), [freshId, 'tenantId', 'ext', 'anon', 'first', 'last']),
     );
   }
   if (anonymous.size > 0) {
     await preparedQuery(
       tx,
       ANONYMOUS,
-      columnsOf(sortedByKey(anonymous), [freshId, 'tenantId', 'anon', 'first', 'last']),
+      columnsOf(sortedRows(anonymous), [freshId, 'tenantId', 'anon', 'first', 'last']),
     );
   }
   if (states.length > 0) {

@@ -43,6 +43,27 @@ describe('decodeBatchEvents timestamps', () => {
     );
   });
 
+  it('keeps a canonical timestamp exactly when it lies between 2000 and five minutes past the receive time', () => {
+    const receivedAt = new Date('2026-06-01T12:00:00.000Z');
+    const around = fc.oneof(
+      fc.integer({ min: -600_000, max: 600_000 }).map((d) => receivedAt.getTime() + 300_000 + d),
+      fc.integer({ min: -600_000, max: 600_000 }).map((d) => Date.UTC(2000, 0, 1) + d),
+      fc.integer({ min: Date.UTC(1990, 0, 1), max: Date.UTC(2040, 0, 1) }),
+    );
+    fc.assert(
+      fc.property(around, (ms) => {
+        const text = new Date(ms).toISOString();
+        const [event] = decodeBatchEvents(
+          batch(receivedAt),
+          JSON.stringify({ events: [{ type: 'CLICK', timestamp: text }] }),
+        );
+        const kept = ms >= Date.UTC(2000, 0, 1) && ms - receivedAt.getTime() <= 300_000;
+        expect(event!.timestamp).toBe(kept ? text : receivedAt.toISOString());
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it('uses the receive time for a missing, pre-2000 or far-future timestamp', () => {
     const receivedAt = new Date('2026-06-01T12:00:00.000Z');
     const events = [

@@ -60,12 +60,23 @@ export function decodeEvents(
   const list = events as readonly RawEvent[];
   const receivedMs = batch.receivedAt.getTime();
   let receivedIso: string | null = null;
+  // The latest timestamp kept as sent, in the canonical form: canonical strings compare as the
+  // instants they name, so most events are settled without parsing a date.
+  const latestIso = new Date(receivedMs + MAX_FUTURE_SKEW_MS).toISOString();
   const ids = derivedIds(batch.id);
   const decoded = new Array<StoredEvent>(list.length);
   for (let index = 0; index < list.length; index++) {
     const raw = list[index]!;
     const clientId = typeof raw.id === 'string';
-    const settled = settleTimestamp(raw.timestamp, receivedMs);
+    const ts = raw.timestamp;
+    const settled =
+      typeof ts === 'string' &&
+      ts.length === 24 &&
+      ts >= EARLIEST_ISO &&
+      ts <= latestIso &&
+      CANONICAL_UTC.test(ts)
+        ? ts
+        : settleTimestamp(ts, receivedMs);
     const event: StoredEvent = {
       id: clientId ? raw.id!.toLowerCase() : ids(index),
       clientId,
@@ -88,6 +99,8 @@ export function decodeEvents(
 
 /** Before this, a client clock is simply wrong (and PostgreSQL has no year 0). */
 const EARLIEST_MS = Date.UTC(2000, 0, 1);
+
+const EARLIEST_ISO = new Date(EARLIEST_MS).toISOString();
 
 /** The UTC day of EARLIEST_MS (`2000-01-01`): no processed event has an earlier day. */
 export const EARLIEST_EVENT_DAY = new Date(EARLIEST_MS).toISOString().slice(0, 10);

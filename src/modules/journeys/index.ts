@@ -3,6 +3,7 @@ import { journeyRoutes } from './routes.js';
 import { journeyDelivery } from './runtime/delivery.js';
 import { journeyEventsEffect } from './runtime/events.js';
 import { moveEnrollments } from './runtime/merge.js';
+import { journeyArchiveSweepJob } from './runtime/sweep.js';
 import { journeyTimersJob } from './runtime/timers.js';
 import { journeysUsingAudience, pauseJourneysUsingFlow } from './service.js';
 
@@ -17,7 +18,7 @@ export const journeysModule: ModuleManifest = {
   routes: journeyRoutes,
   tags: [{ name: 'journeys', description: 'Lifecycle journeys: canvas, enrollments, analytics' }],
   effects: [journeyEventsEffect],
-  jobs: [journeyTimersJob],
+  jobs: [journeyTimersJob, journeyArchiveSweepJob],
   delivery: [journeyDelivery],
   endUserMergers: [moveEnrollments],
   referenceFinders: [{ target: 'audience', name: 'journeys', find: journeysUsingAudience }],

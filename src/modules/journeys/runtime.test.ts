@@ -7,6 +7,7 @@ import { rawQuery } from '../../db/raw.js';
 import { journeyStats } from '../../engine/journeys/analytics.js';
 import { chooseBranch, splitBucket } from '../../engine/journeys/machine.js';
 import { processPendingEvents } from '../events/processor.js';
+import { JOURNEY_ARCHIVE_SWEEP } from './runtime/sweep.js';
 import { JOURNEY_TIMERS } from './runtime/timers.js';
 
 /**
@@ -452,6 +453,14 @@ describe('the engine through events, timers and sessions', () => {
     await advance(MIN);
     const list = await enrollments(e, id);
     expect(list.map((x) => x.endUser.userId).sort()).toEqual(['a', 'c']);
+    // A draft with enrollments in progress keeps a publishable canvas.
+    const broken = await t.inject({
+      method: 'PUT',
+      url: `/api/journeys/${id}/canvas`,
+      headers: e.tenant.owner.headers,
+      payload: { nodes: [n.trigger], edges: [] },
+    });
+    expectError(broken, 400, 'VALIDATION_ERROR');
     expect(list.every((x) => x.currentNodeId === n.content.id)).toBe(true);
     expect((await session(e, { userId: 'a' })).journeys).toHaveLength(1);
     await dashboard(t, e.tenant, 'DELETE', `/api/journeys/${id}`);
@@ -579,6 +588,33 @@ describe('POST /api/journeys/:id/enrollments and GET enrollments', () => {
   });
 });
 
+describe('identify merges an anonymous visitor into a known user', () => {
+  it('moves their enrollments, except one in a journey where the user is already in progress', async () => {
+    const e = await env();
+    const mk = async (eventName: string) => {
+      const tr = trigger('CUSTOM_EVENT', { eventName });
+      const w = node('WAIT', { duration: MIN });
+      const ex = node('EXIT');
+      return journey(e, [tr, w, ex], [edge(tr, w), edge(w, ex)], { allowAnonymous: true });
+    };
+    const moved = await mk('go1');
+    const clash = await mk('go2');
+    await e.sdk('POST', '/api/sdk/identify', { userId: 'known', traits: {} });
+    await send(e, [custom('known', 'go2')]);
+    await send(e, [
+      { type: 'CUSTOM', name: 'go1', anonymousId: 'visitor-1' },
+      { type: 'CUSTOM', name: 'go2', anonymousId: 'visitor-1' },
+    ]);
+    expect((await enrollments(e, clash)).map((x) => x.endUser.userId).sort()).toEqual(['known', null].sort());
+    const res = await e.sdk('POST', '/api/sdk/identify', { userId: 'known', anonymousId: 'visitor-1' });
+    expect(res.statusCode, res.body).toBeLessThan(300);
+    const movedList = await enrollments(e, moved);
+    expect(movedList.map((x) => [x.endUser.userId, x.status])).toEqual([['known', 'in_progress']]);
+    const clashList = await enrollments(e, clash);
+    expect(clashList.map((x) => [x.endUser.userId, x.status])).toEqual([['known', 'in_progress']]);
+  });
+});
+
 describe('GET /api/journeys/:id/analytics', () => {
   it('agrees with the reference journeyStats on the stored history', async () => {
     const e = await env();
@@ -655,5 +691,30 @@ describe('GET /api/journeys/:id/analytics', () => {
     }
     expect(stats.statuses.goal_reached).toBe(5);
     expect(stats.nodes.find((x: { nodeId: string }) => x.nodeId === tr.id).entered).toBe(16);
+  });
+});
+
+describe('archive racing a new enrollment', () => {
+  it('the sweep stops an enrollment that committed after its journey was archived, closing its visit and timers', async () => {
+    const e = await env();
+    const { nodes, edges } = nurture(e.flowId);
+    const id = await journey(e, nodes, edges);
+    await e.sdk('POST', '/api/sdk/identify', { userId: 'late' });
+    await dashboard(t, e.tenant, 'POST', `/api/journeys/${id}/enrollments`, { userId: 'late' });
+    // What the race leaves behind: the archive committed, the enrollment (started by a chunk
+    // that read the journey as PUBLISHED) committed after its stop.
+    await rawQuery(t.deps.database.db, `update journeys set status = 'ARCHIVED' where id = $1`, [id]);
+    const [before] = await enrollments(e, id);
+    expect(before!.status).toBe('in_progress');
+    expect(await timers(id)).not.toEqual([]);
+
+    await t.runJob(JOURNEY_ARCHIVE_SWEEP);
+    const [after] = await enrollments(e, id);
+    expect(after!.status).toBe('stopped');
+    expect(await timers(id)).toEqual([]);
+    expect((await visits(after!.id)).every((v) => v.exited_at !== null)).toBe(true);
+    // Nothing left to do: a second run changes nothing.
+    await t.runJob(JOURNEY_ARCHIVE_SWEEP);
+    expect((await enrollments(e, id))[0]!.status).toBe('stopped');
   });
 });

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, ilike, inArray, ne, type SQL, sql } from 'drizzle-orm';
+import { and, count, desc, eq, ilike, ne, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { rawQuery } from '../../db/raw.js';
 import { journeyEdges, journeyNodes, journeys } from '../../db/schema/index.js';
@@ -19,7 +19,6 @@ import {
   countsOf,
   findJourney,
   type JourneyRecord,
-  type JourneyRow,
   journeyMissing,
   journeyRecordOf,
   loadCanvas,
@@ -104,6 +103,16 @@ async function insertCanvas(tx: Executor, tenantId: string, journeyId: string, c
       })),
     );
   }
+}
+
+/** Whether any enrollment of the journey is still in progress (a draft after an unpublish). */
+async function hasEnrollmentsInProgress(tx: Executor, journeyId: string): Promise<boolean> {
+  const rows = await rawQuery<{ one: number }>(
+    tx,
+    `select 1 as one from journey_enrollments where journey_id = $1 and status = 'in_progress' limit 1`,
+    [journeyId],
+  );
+  return rows.length > 0;
 }
 
 // ---- create and update -------------------------------------------------------------------------
@@ -206,8 +215,9 @@ export async function updateJourney(ctx: ServiceCtx, id: string, input: UpdateJo
 
 /**
  * `PUT /canvas`: the whole canvas replaced in one transaction (supplied node ids kept, others
- * generated). Shapes only for drafts; a live journey's new canvas must pass publish validation,
- * so enrollments never move through a graph that could not be published. Archived: 409.
+ * generated). Shapes only for drafts; a live journey's new canvas (PUBLISHED, PAUSED, or a draft
+ * that still has enrollments in progress, after an unpublish) must pass publish validation, so
+ * enrollments never move through a graph that could not be published. Archived: 409.
  */
 export async function replaceCanvas(ctx: ServiceCtx, id: string, body: CanvasBody) {
   return ctx.db.transaction(async (tx) => {
@@ -217,7 +227,7 @@ export async function replaceCanvas(ctx: ServiceCtx, id: string, body: CanvasBod
       throw invalidTransition(journey.status, 'replace the canvas');
     }
     const canvas = withIds(body);
-    if (LIVE_STATUSES.includes(journey.status)) {
+    if (LIVE_STATUSES.includes(journey.status) || (await hasEnrollmentsInProgress(tx, journey.id))) {
       await assertPublishable(tx, ctx.tenantId, canvas, journey.goalConfig as GoalConfig | null);
     }
     await tx
@@ -347,10 +357,4 @@ export async function pauseJourneysUsingFlow(
     })),
   );
   return rows.map((r) => ({ type: 'journey', id: r.id, name: r.name }));
-}
-
-/** Journeys (any tenant, ids given) as the runtime reads them. */
-export async function journeyRowsByIds(exec: Executor, ids: string[]): Promise<JourneyRow[]> {
-  if (ids.length === 0) return [];
-  return exec.select().from(journeys).where(inArray(journeys.id, ids));
 }

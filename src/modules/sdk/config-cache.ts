@@ -69,16 +69,3 @@ export function createConfigCache(opts: {
   return cache;
 }
 export type ConfigCache = ReturnType<typeof createConfigCache>;
-
-/** Whether an `If-None-Match` header names this ETag (a list, weak forms and `*` included). */
-export function etagMatches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header === etag) return true;
-  for (const raw of header.split(',')) {
-    let tag = raw.trim();
-    if (tag === '*') return true;
-    if (tag.startsWith('W/')) tag = tag.slice(2);
-    if (tag === etag) return true;
-  }
-  return false;
-}

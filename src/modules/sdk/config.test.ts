@@ -4,7 +4,8 @@ import { createTestApp, expectError, type TestApp } from '../../../test/helpers/
 import { createTenant } from '../../../test/helpers/factories.js';
 import { apiKeyOf, dashboard, sdkCall } from '../../../test/helpers/sdk.js';
 import { tenants } from '../../db/schema/index.js';
-import { CONFIG_TTL_MS, createConfigCache, etagMatches } from './config-cache.js';
+import { etagMatches } from '../../platform/http/static-assets.js';
+import { CONFIG_TTL_MS, createConfigCache } from './config-cache.js';
 
 const ADMIN_TOKEN = 'platform-admin-token-0123456789';
 

@@ -3,11 +3,12 @@ import compress from '@fastify/compress';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { API_KEY } from '../../platform/auth/guard.js';
 import { emptyResponse, errors } from '../../platform/http/schemas.js';
+import { etagMatches } from '../../platform/http/static-assets.js';
 import { createDeliveryCache } from '../delivery/cache.js';
 import { createSessionLookup } from '../delivery/lookup.js';
 import { identifyEndUser } from '../end-users/identify.js';
 import { serverEvent } from '../events/recorder.js';
-import { createConfigCache, etagMatches } from './config-cache.js';
+import { createConfigCache } from './config-cache.js';
 import {
   identifyBody,
   identifyResponse,

@@ -1,5 +1,6 @@
 import type { Executor } from '../../../db/client.js';
-import { columnsOf, rawQuery } from '../../../db/raw.js';
+import { preparedQuery } from '../../../db/prepared.js';
+import { columnsOf } from '../../../db/raw.js';
 import type { CompiledJourney } from '../../../engine/journeys/graph.js';
 import type { EnrollmentState } from '../../../engine/journeys/machine.js';
 import type { GoalConfig } from '../../../engine/journeys/schemas.js';
@@ -84,7 +85,7 @@ const whoKey = (tenantId: string, e: StoredEvent) =>
   `${tenantId}\u0000${e.userId ?? ''}\u0000${e.anonymousId ?? ''}`;
 
 async function liveJourneys(tx: Executor, tenantIds: string[]): Promise<JourneyRowLite[]> {
-  return rawQuery<JourneyRowLite>(
+  return preparedQuery<JourneyRowLite>(
     tx,
     `select id, tenant_id, status, audience_id, allow_anonymous, settings, goal_config, canvas_version, trigger_type
      from journeys where tenant_id = any($1::uuid[]) and status <> 'ARCHIVED'`,
@@ -101,7 +102,11 @@ async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Prom
   const journeyRows = await liveJourneys(tx, [...tenants]);
   if (journeyRows.length === 0) return;
   const byTenant = new Map<string, JourneyRowLite[]>();
-  for (const j of journeyRows) byTenant.set(j.tenant_id, [...(byTenant.get(j.tenant_id) ?? []), j]);
+  for (const j of journeyRows) {
+    const list = byTenant.get(j.tenant_id);
+    if (list) list.push(j);
+    else byTenant.set(j.tenant_id, [j]);
+  }
 
   // The events of tenants with journeys, in time order, and who sent them.
   const whoIndex = new Map<string, number>();
@@ -126,7 +131,7 @@ async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Prom
   if (items.length === 0) return;
   items.sort((a, b) => a.at - b.at);
 
-  const users = await rawQuery<{ i: string; id: string; external_id: string | null; traits: unknown }>(
+  const users = await preparedQuery<{ i: string; id: string; external_id: string | null; traits: unknown }>(
     tx,
     `select p.i, u.id, u.external_id, u.traits
      from unnest($1::uuid[], $2::text[], $3::text[]) with ordinality as p (t, ext, anon, i)
@@ -158,7 +163,7 @@ async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Prom
     if (u) userPairs.set(u.id, { tenantId: item.tenantId, endUserId: u.id });
   }
   if (userPairs.size === 0) return;
-  const active = await rawQuery<{
+  const active = await preparedQuery<{
     id: string;
     tenant_id: string;
     journey_id: string;
@@ -175,10 +180,15 @@ async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Prom
   );
   const lives: Live[] = [];
   const activeByUser = new Map<string, Live[]>();
+  const addActive = (endUserId: string, live: Live) => {
+    const list = activeByUser.get(endUserId);
+    if (list) list.push(live);
+    else activeByUser.set(endUserId, [live]);
+  };
   for (const row of active) {
     const live: Live = { ref: refOf(row), state: row.state, effects: [], changed: false };
     lives.push(live);
-    activeByUser.set(row.end_user_id, [...(activeByUser.get(row.end_user_id) ?? []), live]);
+    addActive(row.end_user_id, live);
   }
 
   // Trigger candidates: (journey, end user) pairs some event may enroll.
@@ -255,9 +265,7 @@ async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Prom
       );
       lives.push(live);
       previous.set(key, [...before, asPrevious(live)]);
-      if (live.state.status === 'in_progress') {
-        activeByUser.set(u.id, [...(activeByUser.get(u.id) ?? []), live]);
-      }
+      if (live.state.status === 'in_progress') addActive(u.id, live);
     }
   }
   await persist(tx, lives);

@@ -257,6 +257,13 @@ async function writeTimers(tx: Executor, lives: Live[], existing: Live[]): Promi
  */
 export async function stopEnrollments(tx: Executor, journeyIds: string[], now: Date): Promise<number> {
   if (journeyIds.length === 0) return 0;
+  // Locked in id order first, as event processing locks them: the two wait, never deadlock.
+  await rawQuery(
+    tx,
+    `select id from journey_enrollments where journey_id = any($1::uuid[]) and status = 'in_progress'
+     order by id for update`,
+    [journeyIds],
+  );
   const [row] = await rawQuery<{ n: string }>(
     tx,
     `with stopped as (

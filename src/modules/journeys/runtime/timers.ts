@@ -1,4 +1,5 @@
 import type { DatabaseHandle, Executor } from '../../../db/client.js';
+import { preparedQuery } from '../../../db/prepared.js';
 import { columnsOf, rawQuery } from '../../../db/raw.js';
 import type { Job } from '../../../deps.js';
 import type { EnrollmentState } from '../../../engine/journeys/machine.js';
@@ -43,7 +44,7 @@ const CLAIM = `select t.enrollment_id, t.kind, t.node_id, t.visit, e.tenant_id, 
 
 /** Fires up to `limit` due timers in one transaction; returns how many were claimed. */
 export async function fireTimerChunk(tx: Executor, now: Date, limit: number): Promise<number> {
-  const claimed = await rawQuery<Claimed>(tx, CLAIM, [now.toISOString(), limit]);
+  const claimed = await preparedQuery<Claimed>(tx, CLAIM, [now.toISOString(), limit]);
   if (claimed.length === 0) return 0;
   await rawQuery(
     tx,
@@ -111,7 +112,8 @@ export async function fireDueTimers(
 /** Milliseconds until the next timer is due (null: none within `withinMs`). */
 async function nextDueIn(deps: { database: DatabaseHandle; clock: () => number }, withinMs: number) {
   const now = deps.clock();
-  const [row] = await deps.database.query<{ due: Date | string | null }>(
+  const [row] = await preparedQuery<{ due: Date | string | null }>(
+    deps.database.db,
     'select min(due_at) as due from journey_timers where due_at <= $1',
     [new Date(now + withinMs).toISOString()],
   );
