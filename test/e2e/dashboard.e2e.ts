@@ -302,6 +302,80 @@ ${snippet.replace("userId: 'USER_ID'", "userId: 'jordan'")}
     await page.locator('h1 .badge', { hasText: 'published' }).waitFor();
     await check(page, 'content-editor');
     await visit('/content/surveys/new', 'Surveys / New survey', 'content-survey-new');
+    // survey questions: row editors (add, type, choices, reorder), saved in the order shown
+    await page.getByLabel('Name', { exact: true }).fill('First impressions');
+    await page.getByRole('button', { name: 'Add question' }).click();
+    await page.getByLabel('Question 3 text', { exact: true }).fill('Which features do you use?');
+    await page.getByLabel('Question 3 type', { exact: true }).selectOption('MULTIPLE_CHOICE');
+    await page.getByLabel('Question 3 choice 1', { exact: true }).fill('Tours');
+    await page.getByLabel('Question 3 choice 2', { exact: true }).fill('Checklists');
+    await page.getByRole('button', { name: 'Add choice' }).last().click();
+    await page.getByLabel('Question 3 choice 3', { exact: true }).fill('Surveys');
+    await page.getByRole('button', { name: 'Remove question 3 choice 2', exact: true }).click();
+    await page.getByRole('button', { name: 'Move question 3 up', exact: true }).click();
+    await expect
+      .poll(() => page.getByLabel('Question 2 text', { exact: true }).inputValue())
+      .toBe('Which features do you use?');
+    await page.getByRole('button', { name: 'Remove question 3', exact: true }).click();
+    // an empty question: the API's message is shown under that question's text field
+    await page.getByRole('button', { name: 'Add question' }).click();
+    await page.getByRole('button', { name: 'Create survey' }).click();
+    await page
+      .locator('.field', { has: page.getByLabel('Question 3 text', { exact: true }) })
+      .getByRole('alert')
+      .waitFor();
+    expect(page.url()).toMatch(/\/content\/surveys\/new$/);
+    await page.getByRole('button', { name: 'Remove question 3', exact: true }).click();
+    await page.getByLabel('Question 2 text', { exact: true }).press('Enter'); // the keyboard submits the form
+    await page.waitForURL(/\/content\/surveys\/[0-9a-f-]{36}$/);
+    const surveyId = new URL(page.url()).pathname.split('/').pop();
+    const survey = await page.evaluate(
+      async (id) => (await (await fetch(`/api/content/surveys/${id}`)).json()).data,
+      surveyId,
+    );
+    expect(
+      (survey.questions as { type: string; question: string; options: unknown; order: number }[]).map((q) => [
+        q.type,
+        q.question,
+        q.options,
+        q.order,
+      ]),
+    ).toEqual([
+      ['RATING', 'How easy was this?', {}, 0],
+      ['MULTIPLE_CHOICE', 'Which features do you use?', { choices: ['Tours', 'Surveys'] }, 1],
+    ]);
+    await page.getByLabel('Question 1 text', { exact: true }).waitFor();
+    await check(page, 'content-survey-editor');
+    // task-list items: title, action type and its url, reordered
+    await visit('/content/task-lists/new', 'Task lists / New task list', 'content-task-list-new');
+    await page.getByLabel('Name', { exact: true }).fill('Getting started');
+    await page.getByRole('button', { name: 'Add task' }).click();
+    await page.getByLabel('Task 3 title', { exact: true }).fill('Read the guide');
+    await page.getByLabel('Task 3 action', { exact: true }).selectOption('EXTERNAL_LINK');
+    await page.getByLabel('Task 3 URL', { exact: true }).fill('https://docs.acme.test/guide');
+    await page.getByRole('button', { name: 'Move task 3 up', exact: true }).click();
+    await page.getByLabel('Task 3 action', { exact: true }).selectOption('COMPLETE_FLOW');
+    await page.getByLabel('Task 3 flow', { exact: true }).selectOption({ label: 'Welcome tour' });
+    await page.getByRole('button', { name: 'Create task list' }).click();
+    await page.waitForURL(/\/content\/task-lists\/[0-9a-f-]{36}$/);
+    const listId = new URL(page.url()).pathname.split('/').pop();
+    const list = await page.evaluate(
+      async (id) => (await (await fetch(`/api/content/task-lists/${id}`)).json()).data,
+      listId,
+    );
+    expect(
+      (list.items as { title: string; actionType: string; actionConfig: unknown }[]).map((i) => [
+        i.title,
+        i.actionType,
+        i.actionConfig,
+      ]),
+    ).toEqual([
+      ['Complete your profile', 'NAVIGATE', { url: '/profile' }],
+      ['Read the guide', 'EXTERNAL_LINK', { url: 'https://docs.acme.test/guide' }],
+      ['Invite a teammate', 'COMPLETE_FLOW', { flowId: new URL(flowUrl).pathname.split('/').pop() }],
+    ]);
+    await page.getByLabel('Task 1 title', { exact: true }).waitFor();
+    await check(page, 'content-task-list-editor');
     await visit('/content/nps/new', 'NPS / New NPS survey', 'content-nps-new');
     await visit('/translations', 'Translations', 'translations');
     await page.getByLabel('Locale code').fill('ar');
@@ -336,7 +410,84 @@ ${snippet.replace("userId: 'USER_ID'", "userId: 'jordan'")}
     await page.getByRole('dialog', { name: 'New journey' }).getByLabel('Name').fill('Onboarding');
     await page.getByRole('button', { name: 'Create journey' }).click();
     await page.getByRole('heading', { name: /Onboarding/ }).waitFor();
+    const journeyId = new URL(page.url()).pathname.split('/').pop()!;
     await page.getByRole('button', { name: '+ Trigger' }).click();
+    // the trigger's form: a type select and, for URL_MATCH, a match type and a pattern
+    const panel = page.locator('.config-panel');
+    await panel.getByRole('form', { name: 'Trigger node' }).waitFor();
+    await panel.getByLabel('Trigger type').selectOption('URL_MATCH');
+    await panel.getByLabel('Match type').selectOption('starts_with');
+    await panel.getByLabel('URL pattern').fill('/app/home');
+    // a WAIT node: two hours through the duration form (amount and unit)
+    await page.getByRole('button', { name: '+ Wait', exact: true }).click();
+    await panel.getByRole('form', { name: 'Wait node' }).waitFor();
+    await panel.getByLabel('Wait for amount').fill('2');
+    await panel.getByLabel('Wait for unit').selectOption('hours');
+    const nodeOf = (type: string) =>
+      page
+        .locator('.react-flow__node')
+        .filter({ has: page.locator('.jnode-type', { hasText: new RegExp(`^${type}$`) }) });
+    await nodeOf('Wait').getByText('2 hours').waitFor();
+    await panel.getByLabel('Wait for amount').fill('');
+    await panel.getByRole('alert').filter({ hasText: 'Enter a positive number' }).waitFor();
+    await panel.getByLabel('Wait for amount').fill('2');
+    // a SPLIT node: the branch rows show their sum; then it is deleted again
+    await page.getByRole('button', { name: '+ Split' }).click();
+    await panel.getByLabel('Branch 1 percentage').fill('60');
+    await panel.getByText('Total 110% (must be 100% to publish)').waitFor();
+    await panel.getByRole('button', { name: 'Add branch' }).click();
+    await expect.poll(() => panel.getByLabel('Branch 3 label').inputValue()).toBe('C');
+    await panel.getByRole('button', { name: 'Remove branch 3' }).click();
+    await panel.getByLabel('Branch 2 percentage').fill('40');
+    await panel.getByText('Total 100%').waitFor();
+    await nodeOf('Split').getByText('A 60% / B 40%').waitFor();
+    await panel.getByRole('button', { name: 'Delete node' }).click();
+    await expect.poll(() => nodeOf('Split').count()).toBe(0);
+    // a WAIT FOR EVENT node: an event name and a time-out in days (then deleted)
+    await page.getByRole('button', { name: '+ Wait for event' }).click();
+    await panel.getByLabel('Event name').fill('invited_teammate');
+    await panel.getByLabel('Give up after a while').check();
+    await panel.getByLabel('Time out after amount').fill('3');
+    await panel.getByLabel('Time out after unit').selectOption('days');
+    await nodeOf('Wait for event').getByText('invited_teammate (≤ 3 days)').waitFor();
+    await panel.getByText('Advanced (JSON)').click();
+    expect(JSON.parse(await panel.getByLabel('Node configuration (JSON)').inputValue())).toEqual({
+      eventName: 'invited_teammate',
+      timeout: 3 * 86_400_000,
+    });
+    await panel.getByRole('button', { name: 'Delete node' }).click();
+    // a CONDITION node: the audience rule builder (then deleted)
+    await page.getByRole('button', { name: '+ Condition' }).click();
+    await panel.getByLabel('Rule 1 value').fill('enterprise');
+    await panel.getByRole('button', { name: 'Add rule' }).click();
+    await panel.getByLabel('Rule 2 field').fill('traits.country');
+    await panel.getByLabel('Rule 2 operator').selectOption('in');
+    await panel.getByLabel('Rule 2 value').fill('FR, DE');
+    await nodeOf('Condition').getByText('2 rules').waitFor();
+    await check(page, 'journey-node-condition');
+    await panel.getByText('Advanced (JSON)').click();
+    expect(JSON.parse(await panel.getByLabel('Node configuration (JSON)').inputValue())).toEqual({
+      ruleTree: {
+        logicalOperator: 'AND',
+        rules: [
+          { field: 'traits.plan', operator: 'eq', value: 'enterprise' },
+          { field: 'traits.country', operator: 'in', value: ['FR', 'DE'] },
+        ],
+      },
+    });
+    await panel.getByRole('button', { name: 'Delete node' }).click();
+    // a CONTENT node: the type, then an existing flow picked by its name
+    await page.getByRole('button', { name: '+ Content' }).click();
+    await panel.getByRole('form', { name: 'Content node' }).waitFor();
+    await panel.getByLabel('Content type').selectOption('flow');
+    await panel.getByLabel('Flow', { exact: true }).selectOption({ label: 'Welcome tour' });
+    await nodeOf('Content').getByText('flow: Welcome tour').waitFor();
+    await check(page, 'journey-node-content');
+    await nodeOf('Wait').click();
+    await panel.getByRole('form', { name: 'Wait node' }).waitFor();
+    await expect.poll(() => panel.getByLabel('Wait for amount').inputValue()).toBe('2');
+    await expect.poll(() => panel.getByLabel('Wait for unit').inputValue()).toBe('hours');
+    await check(page, 'journey-node-wait');
     await page.getByRole('button', { name: '+ Exit' }).click();
     // the EXIT node is selected: its config panel is open
     await page.getByRole('form', { name: 'Exit node' }).waitFor();
@@ -345,21 +496,44 @@ ${snippet.replace("userId: 'USER_ID'", "userId: 'jordan'")}
     const invalid = page.locator('.react-flow__node .jnode.invalid');
     await invalid.first().waitFor();
     await check(page, 'journey-canvas-errors');
-    // connect the trigger's bottom handle to the exit's top handle
-    const [trigger, exit] = [
-      page.locator('.react-flow__node', { hasText: 'Trigger' }),
-      page.locator('.react-flow__node', { hasText: 'Exit' }),
-    ];
-    const from = await trigger.locator('.react-flow__handle.source').boundingBox();
-    const to = await exit.locator('.react-flow__handle.target').boundingBox();
-    await page.mouse.move(from!.x + from!.width / 2, from!.y + from!.height / 2);
-    await page.mouse.down();
-    await page.mouse.move(to!.x + to!.width / 2, to!.y + to!.height / 2, { steps: 12 });
-    await page.mouse.up();
-    await page.locator('.react-flow__edge').first().waitFor({ state: 'attached' });
+    // trigger → wait → content → exit, each a drag from a bottom handle to the next top handle
+    // saving the draft clears the messages from the nodes (they shrink back)
+    await page.getByRole('button', { name: 'Save canvas' }).click();
+    await page.getByText('Canvas saved.').waitFor();
+    await expect.poll(() => invalid.count()).toBe(0);
+    await page.locator('.canvas').evaluate((el) => el.scrollIntoView({ block: 'center' }));
+    const connect = async (a: string, b: string) => {
+      const from = await nodeOf(a).locator('.react-flow__handle.source').boundingBox();
+      const to = await nodeOf(b).locator('.react-flow__handle.target').boundingBox();
+      await page.mouse.move(from!.x + from!.width / 2, from!.y + from!.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(to!.x + to!.width / 2, to!.y + to!.height / 2, { steps: 12 });
+      await page.mouse.up();
+    };
+    await connect('Trigger', 'Wait');
+    await connect('Wait', 'Content');
+    await connect('Content', 'Exit');
+    await expect.poll(() => page.locator('.react-flow__edge').count()).toBe(3);
     await page.getByRole('button', { name: 'Publish' }).click();
     await page.locator('h1 .badge', { hasText: 'published' }).waitFor();
     expect(await page.locator('.jnode.invalid').count()).toBe(0);
+    // what the forms sent is what the API stored
+    const stored = await page.evaluate(
+      async (id) => (await (await fetch(`/api/journeys/${id}`)).json()).data,
+      journeyId,
+    );
+    const byType = (t: string) =>
+      (stored.nodes as { type: string; config: unknown; contentId: string | null }[]).find(
+        (n) => n.type === t,
+      )!;
+    expect(byType('TRIGGER').config).toEqual({
+      triggerType: 'URL_MATCH',
+      triggerConfig: { matchType: 'starts_with', pattern: '/app/home' },
+    });
+    expect(byType('WAIT').config).toEqual({ duration: 7_200_000 });
+    expect(byType('CONTENT').config).toEqual({ contentType: 'flow' });
+    expect(byType('CONTENT').contentId).toBe(new URL(flowUrl).pathname.split('/').pop());
+    expect(stored.edges).toHaveLength(3);
     await page.getByLabel('Show analytics').check();
     await page.locator('.jnode-stats').first().waitFor();
     await check(page, 'journey-canvas');

@@ -17,6 +17,7 @@ import {
 } from '../ui';
 import { AudiencePicker } from './common';
 import { CONTENT_TYPES, type ContentType, collectionPath } from './content';
+import { QuestionsEditor, TaskItemsEditor, withOrder } from './content-lists';
 
 type Item = Record<string, unknown> & { id: string; name: string; status: string; audienceId: string | null };
 
@@ -51,7 +52,13 @@ const DEFAULTS: Record<ContentType, Record<string, unknown>> = {
   },
 };
 
-/** Fields edited as plain inputs, per type; everything else of the record is edited as JSON. */
+/** The list edited with a row editor (content-lists.tsx), per type. */
+const ROWS: Partial<Record<ContentType, 'questions' | 'items'>> = {
+  surveys: 'questions',
+  'task-lists': 'items',
+};
+
+/** Fields edited as plain inputs, per type; the rows above; anything else of the record as JSON. */
 const SIMPLE: Record<
   ContentType,
   readonly { key: string; label: string; options?: readonly string[]; path?: [string, string] }[]
@@ -84,8 +91,8 @@ const SIMPLE: Record<
 const JSON_FIELDS: Record<ContentType, readonly string[]> = {
   tooltips: [],
   beacons: [],
-  'task-lists': ['items'],
-  surveys: ['questions'],
+  'task-lists': [],
+  surveys: [],
   announcements: [],
   'self-help': ['config', 'items'],
   nps: [],
@@ -179,6 +186,8 @@ function Editor({ type, one, label, item }: { type: ContentType; one: string; la
     const errors: Record<string, string> = {};
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(record)) if (!SERVER_FIELDS.has(k)) out[k] = v;
+    const rows = ROWS[type];
+    if (rows) out[rows] = withOrder((record[rows] as Record<string, unknown>[] | undefined) ?? []);
     for (const k of JSON_FIELDS[type]) {
       try {
         out[k] = JSON.parse(json[k] ?? 'null');
@@ -329,6 +338,20 @@ function Editor({ type, one, label, item }: { type: ContentType; one: string; la
               onChange={(v) => setRecord({ ...record, audienceId: v || null })}
               error={err('audienceId')}
             />
+            {ROWS[type] === 'questions' ? (
+              <QuestionsEditor
+                value={(record.questions as Record<string, unknown>[] | undefined) ?? []}
+                onChange={(questions) => setRecord({ ...record, questions })}
+                errorAt={err}
+              />
+            ) : null}
+            {ROWS[type] === 'items' ? (
+              <TaskItemsEditor
+                value={(record.items as Record<string, unknown>[] | undefined) ?? []}
+                onChange={(items) => setRecord({ ...record, items })}
+                errorAt={err}
+              />
+            ) : null}
             {JSON_FIELDS[type].map((k) => (
               <TextArea
                 key={k}
@@ -339,13 +362,6 @@ function Editor({ type, one, label, item }: { type: ContentType; one: string; la
                 value={json[k] ?? ''}
                 onChange={(e) => setJson({ ...json, [k]: e.target.value })}
                 error={jsonError[k] ?? err(k)}
-                hint={
-                  k === 'questions'
-                    ? 'Each: type (RATING, TEXT, MULTIPLE_CHOICE, SINGLE_CHOICE, NPS, SCALE, BOOLEAN, DROPDOWN), question, required, options, order.'
-                    : k === 'items' && type === 'task-lists'
-                      ? 'Each: title, actionType (NAVIGATE, COMPLETE_FLOW, FILL_FORM, EXTERNAL_LINK), actionConfig, order.'
-                      : undefined
-                }
               />
             ))}
             {TRIGGERS[type] ? (
@@ -368,6 +384,7 @@ function Editor({ type, one, label, item }: { type: ContentType; one: string; la
               'audienceId',
               'triggerConfig',
               ...JSON_FIELDS[type],
+              ...(ROWS[type] ? [ROWS[type]] : []),
               ...SIMPLE[type].map((f) => (f.path ? f.path[0] : f.key)),
             ]}
           />

@@ -11,6 +11,7 @@ import {
   type NodeProps,
   Position,
   ReactFlow,
+  type ReactFlowInstance,
   useEdgesState,
   useNodesState,
 } from '@xyflow/react';
@@ -19,18 +20,9 @@ import { useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError, api, must, type Schemas } from '../api';
 import { useCan } from '../session';
-import {
-  Button,
-  FormError,
-  formatDate,
-  Loading,
-  Notice,
-  Page,
-  StatusBadge,
-  Tabs,
-  TextArea,
-  TextField,
-} from '../ui';
+import { Button, FormError, formatDate, Loading, Notice, Page, StatusBadge, Tabs, TextField } from '../ui';
+import { NodeForm, splitDuration, useContentItems } from './journey-config';
+import { countRules } from './rule-builder';
 
 type NodeType = Schemas['JourneyNode']['type'];
 type NodeData = {
@@ -91,6 +83,11 @@ function edgeLabels(data: NodeData): (string | null)[] {
   }
 }
 
+function durationText(ms: number): string {
+  const { amount, unit } = splitDuration(ms);
+  return `${amount} ${amount === 1 ? unit.replace(/s$/, '') : unit}`;
+}
+
 function summary(d: NodeData): string {
   const c = d.config;
   switch (d.type) {
@@ -99,11 +96,15 @@ function summary(d: NodeData): string {
       return `${String(c.triggerType ?? '')} ${String(t?.pattern ?? t?.eventName ?? t?.selector ?? '')}`.trim();
     }
     case 'CONTENT':
-      return `${String(c.contentType ?? '')}${d.contentId ? ` ${d.contentId.slice(0, 8)}` : ' (pick one)'}`;
+      return String(c.contentType ?? '');
     case 'WAIT':
-      return `${Math.round(Number(c.duration ?? 0) / 3_600_000)} h`;
+      return durationText(Number(c.duration ?? 0));
     case 'WAIT_FOR_EVENT':
-      return String(c.eventName ?? '');
+      return `${String(c.eventName ?? '')}${typeof c.timeout === 'number' ? ` (≤ ${durationText(c.timeout)})` : ''}`;
+    case 'CONDITION': {
+      const n = countRules(c.ruleTree);
+      return `${n} rule${n === 1 ? '' : 's'}`;
+    }
     case 'SPLIT':
       return ((c.branches as { label?: string; percentage?: number }[] | undefined) ?? [])
         .map((b) => `${b.label} ${b.percentage}%`)
@@ -120,7 +121,12 @@ function JourneyNodeView({ data, selected }: NodeProps<JNode>) {
     >
       {data.type !== 'TRIGGER' ? <Handle type="target" position={Position.Top} /> : null}
       <div className="jnode-type">{LABEL[data.type]}</div>
-      <div className="jnode-summary">{summary(data) || '\u00a0'}</div>
+      <div className="jnode-summary">
+        {summary(data) || '\u00a0'}
+        {data.type === 'CONTENT' ? (
+          <ContentName kind={String(data.config.contentType)} id={data.contentId} />
+        ) : null}
+      </div>
       {data.stats ? (
         <div className="jnode-stats" title="Entered · waiting now · goal reached">
           {data.stats.entered} entered · {data.stats.waiting} waiting
@@ -137,6 +143,14 @@ function JourneyNodeView({ data, selected }: NodeProps<JNode>) {
   );
 }
 const nodeTypes = { journey: JourneyNodeView };
+
+/** The name of a CONTENT node's item (the picker's list, shared through the query cache). */
+function ContentName({ kind, id }: { kind: string; id: string | null }) {
+  const items = useContentItems(kind);
+  if (!id) return <> (pick one)</>;
+  const name = items.data?.find((x) => x.id === id)?.name;
+  return <>: {name ?? id.slice(0, 8)}</>;
+}
 
 /** One journey: the canvas (drag nodes, connect with labelled edges, configure), publish with the errors on their nodes, enrollments, analytics on the canvas. */
 export default function JourneyPage() {
@@ -181,6 +195,7 @@ function Canvas({ journey }: { journey: Schemas['Journey'] }) {
   const [edges, setEdges, onEdgesChange] = useEdgesState<Edge>(initial.edges);
   const [tab, setTab] = useState<'canvas' | 'enrollments'>('canvas');
   const [showStats, setShowStats] = useState(false);
+  const [flow, setFlow] = useState<ReactFlowInstance<JNode, Edge>>();
   const [saved, setSaved] = useState<string>();
   const selectedNode = nodes.find((n) => n.selected);
   const selectedEdge = edges.find((e) => e.selected);
@@ -262,7 +277,10 @@ function Canvas({ journey }: { journey: Schemas['Journey'] }) {
 
   const addNode = (type: NodeType) => {
     const template = NODE_TYPES.find((t) => t.type === type)!;
-    const y = Math.max(0, ...nodes.map((n) => n.position.y)) + (nodes.length ? 130 : 40);
+    // below the lowest node, a handle's drag apart
+    const y = nodes.length
+      ? Math.max(...nodes.map((n) => n.position.y + (n.measured?.height ?? 70))) + 70
+      : 40;
     setNodes((ns) => [
       ...ns.map((n) => ({ ...n, selected: false })),
       {
@@ -273,6 +291,8 @@ function Canvas({ journey }: { journey: Schemas['Journey'] }) {
         selected: true,
       },
     ]);
+    // bring the new node into view (it is placed below the others)
+    requestAnimationFrame(() => void flow?.fitView({ maxZoom: 1, duration: 200 }));
   };
   const onConnect = (c: Connection) => {
     const source = nodes.find((n) => n.id === c.source);
@@ -369,6 +389,7 @@ function Canvas({ journey }: { journey: Schemas['Journey'] }) {
                 onNodesChange={onNodesChange}
                 onEdgesChange={onEdgesChange}
                 onConnect={onConnect}
+                onInit={setFlow}
                 nodesDraggable={editable}
                 nodesConnectable={editable}
                 elementsSelectable
@@ -454,8 +475,6 @@ function NodeConfig({
   onChange(p: Partial<NodeData>): void;
   onDelete(): void;
 }) {
-  const [text, setText] = useState(JSON.stringify(node.data.config, null, 2));
-  const [error, setError] = useState<string>();
   return (
     <form
       aria-label={`${LABEL[node.data.type]} node`}
@@ -466,34 +485,11 @@ function NodeConfig({
       <h2>{LABEL[node.data.type]}</h2>
       {node.data.error ? <Notice kind="error">{node.data.error}</Notice> : null}
       <fieldset disabled={disabled}>
-        {node.data.type === 'CONTENT' ? (
-          <TextField
-            label="Content id"
-            placeholder="uuid of a flow or content item"
-            value={node.data.contentId ?? ''}
-            onChange={(e) => onChange({ contentId: e.target.value || null })}
-          />
-        ) : null}
-        <TextArea
-          label="Node configuration (JSON)"
-          rows={10}
-          className="mono"
-          spellCheck={false}
-          value={text}
-          error={error}
-          onChange={(e) => {
-            setText(e.target.value);
-            try {
-              const parsed = JSON.parse(e.target.value);
-              if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
-                throw new Error('An object is expected');
-              setError(undefined);
-              onChange({ config: parsed });
-            } catch (err) {
-              setError(err instanceof Error ? err.message : String(err));
-            }
-          }}
-          hint={HINTS[node.data.type]}
+        <NodeForm
+          type={node.data.type}
+          config={node.data.config}
+          contentId={node.data.contentId}
+          onChange={onChange}
         />
       </fieldset>
       {!disabled ? (
@@ -506,19 +502,6 @@ function NodeConfig({
     </form>
   );
 }
-
-const HINTS: Record<NodeType, string> = {
-  TRIGGER:
-    'triggerType: URL_MATCH { matchType, pattern }, CUSTOM_EVENT { eventName }, ELEMENT_CLICK { selector }, MANUAL.',
-  CONTENT:
-    'contentType: flow, tooltip, beacon, task-list, survey, announcement, self-help, nps-survey; and the content id above.',
-  WAIT: 'duration in milliseconds (1 second to 365 days).',
-  WAIT_FOR_EVENT: 'eventName; optional timeout in milliseconds (then edges event and timeout).',
-  CONDITION: 'ruleTree, as an audience: edges true and false.',
-  SPLIT: 'branches: [{ label, percentage }], 2 to 10, summing to 100: one edge per label.',
-  GOAL_CHECK: "Uses the journey's goal: edges met and not_met.",
-  EXIT: 'Ends the enrollment.',
-};
 
 function Enrollments({ id }: { id: string }) {
   const list = useQuery({
