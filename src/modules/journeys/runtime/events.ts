@@ -191,39 +191,44 @@ async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Prom
     addActive(row.end_user_id, live);
   }
 
-  // Trigger candidates: (journey, end user) pairs some event may enroll.
-  const audienceIds = new Map<string, Set<string>>();
-  for (const j of journeyRows) {
-    if (j.audience_id && j.status === 'PUBLISHED') {
-      audienceIds.set(j.tenant_id, (audienceIds.get(j.tenant_id) ?? new Set()).add(j.audience_id));
-    }
-  }
-  const audiences = new Map<string, RuleNode>();
-  for (const [tenantId, ids] of audienceIds) {
-    for (const [id, tree] of await loadLiveAudiences(tx, tenantId, [...ids])) audiences.set(id, tree);
-  }
-  const mayEnrollOn = (j: JourneyRowLite, graph: CompiledJourney, item: Item, u: EndUser): boolean => {
+  // Trigger candidates: (journey, end user) pairs some event may enroll. The audiences are read
+  // only for journeys whose trigger an event of the chunk fires (most chunks need none).
+  const triggered = (j: JourneyRowLite, graph: CompiledJourney, item: Item, u: EndUser): boolean => {
     if (j.status !== 'PUBLISHED' || !j.trigger_type || !EVENT_TRIGGERS.has(j.trigger_type)) return false;
     if (!graph.trigger || !triggerMatches(graph.trigger, item.event)) return false;
-    if (u.externalId === null && !j.allow_anonymous) return false;
-    if (j.audience_id) {
-      const tree = audiences.get(j.audience_id);
-      if (!tree || !matchesRules(tree, u.context)) return false;
-    }
-    return true;
+    return u.externalId !== null || j.allow_anonymous;
   };
   // A pair already in progress cannot enroll again (nobody is enrolled twice at once): it needs
   // no lock and no look at its history, which keeps a journey's steady state cheap.
   const inProgress = new Set(lives.map((l) => pairKey(l.ref.journeyId, l.ref.endUserId)));
-  const candidates: { journeyId: string; endUserId: string }[] = [];
+  const fired: { j: JourneyRowLite; u: EndUser }[] = [];
   for (const item of items) {
     const u = endUsers[item.who];
     if (!u) continue;
     for (const j of byTenant.get(item.tenantId)!) {
-      if (inProgress.has(pairKey(j.id, u.id))) continue;
-      if (mayEnrollOn(j, graphs.get(j.id)!, item, u)) candidates.push({ journeyId: j.id, endUserId: u.id });
+      if (!inProgress.has(pairKey(j.id, u.id)) && triggered(j, graphs.get(j.id)!, item, u))
+        fired.push({ j, u });
     }
   }
+  const audiences = new Map<string, RuleNode>();
+  const audienceIds = new Map<string, Set<string>>();
+  for (const { j } of fired) {
+    if (j.audience_id)
+      audienceIds.set(j.tenant_id, (audienceIds.get(j.tenant_id) ?? new Set()).add(j.audience_id));
+  }
+  for (const [tenantId, ids] of audienceIds) {
+    for (const [id, tree] of await loadLiveAudiences(tx, tenantId, [...ids])) audiences.set(id, tree);
+  }
+  const inAudience = (j: JourneyRowLite, u: EndUser): boolean => {
+    if (!j.audience_id) return true;
+    const tree = audiences.get(j.audience_id);
+    return tree !== undefined && matchesRules(tree, u.context);
+  };
+  const mayEnrollOn = (j: JourneyRowLite, graph: CompiledJourney, item: Item, u: EndUser): boolean =>
+    triggered(j, graph, item, u) && inAudience(j, u);
+  const candidates = fired
+    .filter(({ j, u }) => inAudience(j, u))
+    .map(({ j, u }) => ({ journeyId: j.id, endUserId: u.id }));
   const previous: Map<string, PreviousEnrollment[]> =
     candidates.length > 0 ? await lockAndReadPrevious(tx, candidates) : new Map();
 
