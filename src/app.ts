@@ -76,7 +76,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(app));
   refuseNulInUrls(app);
   installErrorHandling(app);
-  installSecurityHeaders(app, { hsts: deps.config.cookieSecure });
+  installSecurityHeaders(app, {
+    hsts: deps.config.cookieSecure,
+    googleSignIn: Boolean(deps.config.google.clientId),
+  });
   installGuard(app);
   await installCors(app, deps.config.corsOrigins);
   // Cookies are parsed where read (readCookie), not on every request.

@@ -172,6 +172,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The sign-in methods this service offers (the dashboard shows Google only when configured) */
+        get: operations["getAuthProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/google": {
         parameters: {
             query?: never;
@@ -2609,6 +2626,18 @@ export interface components {
             scheduledAt: string | null;
             expiresAt: string | null;
         };
+        AuthProviders: {
+            /**
+             * @description email and password: always offered
+             * @constant
+             */
+            password: true;
+            /** @description null when GOOGLE_CLIENT_ID is not configured */
+            google: {
+                /** @description the OAuth client id for Google Identity Services */
+                clientId: string;
+            } | null;
+        };
         BeaconRecord: {
             /** Format: uuid */
             id: string;
@@ -3276,6 +3305,7 @@ export interface components {
     pathItems: never;
 }
 export type SchemaAnnouncementRecord = components['schemas']['AnnouncementRecord'];
+export type SchemaAuthProviders = components['schemas']['AuthProviders'];
 export type SchemaBeaconRecord = components['schemas']['BeaconRecord'];
 export type SchemaError = components['schemas']['Error'];
 export type SchemaExperiment = components['schemas']['Experiment'];
@@ -3710,6 +3740,31 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getAuthProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuthProviders"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
     };

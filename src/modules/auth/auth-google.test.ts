@@ -300,3 +300,32 @@ describe('JWKS unreachable', () => {
 });
 
 const db = () => t.deps.database.db;
+
+describe('GET /api/auth/providers', () => {
+  it('offers Google with its client id when configured, and lets the dashboard load Google Identity Services', async () => {
+    const res = await t.inject({ method: 'GET', url: '/api/auth/providers' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ data: { password: true, google: { clientId: CLIENT_ID } } });
+    const csp = String(
+      (await t.inject({ method: 'GET', url: '/signin' })).headers['content-security-policy'],
+    );
+    expect(csp).toContain("script-src 'self' https://accounts.google.com/gsi/client");
+    expect(csp).toMatch(/frame-src [^;]*https:\/\/accounts\.google\.com\/gsi\//);
+    // The API itself still loads nothing.
+    expect(String(res.headers['content-security-policy'])).toContain("default-src 'none'");
+  });
+
+  it('offers password sign-in only, and no Google script, without GOOGLE_CLIENT_ID', async () => {
+    const plain = await createTestApp();
+    try {
+      const res = await plain.inject({ method: 'GET', url: '/api/auth/providers' });
+      expect(res.json()).toEqual({ data: { password: true, google: null } });
+      const csp = String(
+        (await plain.inject({ method: 'GET', url: '/signin' })).headers['content-security-policy'],
+      );
+      expect(csp).not.toContain('accounts.google.com');
+    } finally {
+      await plain.close();
+    }
+  });
+});

@@ -14,6 +14,7 @@ import { register } from './register.js';
 import {
   acceptedResponse,
   acceptInviteBody,
+  authProvidersResponse,
   googleBody,
   loginBody,
   meResponse,
@@ -170,6 +171,22 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => signedIn(reply, 200, await acceptInvite(authCtxOf(request), request.body)),
+  );
+
+  app.get(
+    '/api/auth/providers',
+    {
+      config: authScope,
+      schema: {
+        tags,
+        summary: 'The sign-in methods this service offers (the dashboard shows Google only when configured)',
+        response: { 200: authProvidersResponse, ...errors(429) },
+      },
+    },
+    async () => {
+      const clientId = app.deps.config.google.clientId;
+      return { data: { password: true as const, google: clientId ? { clientId } : null } };
+    },
   );
 
   app.post(

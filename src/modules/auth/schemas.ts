@@ -68,3 +68,15 @@ export const refreshResponse = dataOf(z.object({ accessToken: z.string() }));
 export const meResponse = dataOf(z.object({ user, tenant, role }));
 export const acceptedResponse = dataOf(z.object({ accepted: z.literal(true) }));
 export const successResponse = dataOf(z.object({ success: z.literal(true) }));
+
+export const authProvidersResponse = dataOf(
+  z
+    .object({
+      password: z.literal(true).describe('email and password: always offered'),
+      google: z
+        .object({ clientId: z.string().describe('the OAuth client id for Google Identity Services') })
+        .nullable()
+        .describe('null when GOOGLE_CLIENT_ID is not configured'),
+    })
+    .meta({ id: 'AuthProviders' }),
+);

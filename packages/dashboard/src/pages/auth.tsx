@@ -4,6 +4,7 @@ import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { api, must } from '../api';
 import { meQueryKey } from '../session';
 import { Button, FormError, fieldError, Notice, TextField } from '../ui';
+import { GoogleSignIn } from './google-sign-in';
 
 /** Sign-in, sign-up, password reset and invite acceptance: public pages, cookie session. */
 
@@ -103,6 +104,7 @@ export function SignIn() {
           <Link to="/forgot-password">Forgot your password?</Link>
         </p>
       </form>
+      <GoogleSignIn onSignedIn={done} />
     </AuthCard>
   );
 }
@@ -172,6 +174,7 @@ export function SignUp() {
           Create account
         </Button>
       </form>
+      <GoogleSignIn onSignedIn={done} companyName={form.companyName} />
     </AuthCard>
   );
 }
