@@ -94,6 +94,25 @@ describe('API answers', () => {
     }
   });
 
+  it('give SDK answers only what matters to a fetch() of JSON: nosniff, a CSP that loads and frames nothing, no referrer', async () => {
+    const key = await apiKeyOf(t, acme);
+    for (const res of [await get('/api/sdk/config', { 'x-api-key': key }), await get('/api/sdk/config')]) {
+      expect(res.headers).toMatchObject({
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+        'content-security-policy': "default-src 'none';frame-ancestors 'none'",
+        'cross-origin-resource-policy': 'cross-origin',
+      });
+      for (const pageHeader of [
+        'x-frame-options',
+        'x-xss-protection',
+        'x-dns-prefetch-control',
+        'cross-origin-opener-policy',
+      ])
+        expect(res.headers[pageHeader]).toBeUndefined();
+    }
+  });
+
   it('let other origins load SDK answers (Cross-Origin-Resource-Policy), not dashboard ones', async () => {
     expect((await get('/api/sdk/config')).headers['cross-origin-resource-policy']).toBe('cross-origin');
     expect((await get('/api/flows', acme.owner.headers)).headers['cross-origin-resource-policy']).toBe(

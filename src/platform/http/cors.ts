@@ -46,6 +46,8 @@ const dashboardCors = (origins: string[]): FastifyCorsOptions => ({
   strictPreflight: false,
 });
 
+const NOT_CORS: FastifyCorsOptions = { origin: false };
+
 /** Whether a request path is one the browser SDK calls (any origin may). */
 export function isSdkPath(url: string): boolean {
   return url.startsWith('/api/sdk/') || url.startsWith('/sdk/');
@@ -55,7 +57,12 @@ export async function installCors(app: FastifyInstance, corsOrigins: string[]): 
   const dashboard = dashboardCors(corsOrigins);
   await app.register(cors, {
     hook: 'onRequest',
+    // Without an Origin header the request is not a CORS request (browsers send it on every
+    // cross-origin one): no CORS headers to add, and the SDK hot path skips the plugin's work.
     delegator: (request: FastifyRequest, callback) =>
-      callback(null, isSdkPath(request.url) ? SDK_CORS : dashboard),
+      callback(
+        null,
+        request.headers.origin === undefined ? NOT_CORS : isSdkPath(request.url) ? SDK_CORS : dashboard,
+      ),
   });
 }

@@ -13,17 +13,23 @@ import helmet, { type HelmetOptions } from 'helmet';
  *   refreshes, API keys and invite links carry tokens, and the rest is tenant data. (The SDK
  *   config sets its own `private, max-age=60` with an ETag.)
  * - SDK routes (`/api/sdk/*`, `/sdk/*` assets) are loaded by customers' pages on other origins:
- *   `Cross-Origin-Resource-Policy: cross-origin` there, `same-origin` elsewhere.
+ *   `Cross-Origin-Resource-Policy: cross-origin` there, `same-origin` elsewhere; SDK API answers
+ *   carry only the headers that matter to a fetch() of JSON (see `sdk` below).
  * - `/docs` (Swagger UI) gets the CSP it needs (its own scripts, styles and images).
  * - Every other path is the dashboard web app (modules/dashboard): its own scripts only, inline
  *   styles (the browser SDK's shadow-root stylesheets in the flow editor's preview), images from
  *   https (heatmap screenshots), same-origin framing for that preview and the video hosts a VIDEO
- *   step embeds.
+ *   step embeds; with `GOOGLE_CLIENT_ID`, Google Identity Services' script, frame, styles and calls.
  *
  * helmet builds its middleware on every call (≈25 µs a request through @fastify/helmet,
  * measured): the header sets are computed by helmet once, at startup, and copied onto each reply.
  */
-export function installSecurityHeaders(app: FastifyInstance, opts: { hsts: boolean }): void {
+export function installSecurityHeaders(
+  app: FastifyInstance,
+  opts: { hsts: boolean; googleSignIn?: boolean },
+): void {
+  // Google Identity Services (its script, button frame, styles and calls) when sign-in with Google is configured.
+  const gsi = opts.googleSignIn ? ['https://accounts.google.com/gsi/'] : [];
   const base: HelmetOptions = {
     contentSecurityPolicy: {
       useDefaults: false,
@@ -42,7 +48,30 @@ export function installSecurityHeaders(app: FastifyInstance, opts: { hsts: boole
   const other = headersOf(base);
   const api = { ...other, 'cache-control': 'no-store' };
   const sdkAssets = headersOf({ ...base, crossOriginResourcePolicy: { policy: 'cross-origin' } });
-  const sdk = { ...sdkAssets, 'cache-control': 'no-store' };
+  // SDK API answers are small JSON read by fetch() from customers' pages, at the highest rates the
+  // service sees: only the headers that mean something for them (nosniff, a CSP that loads and
+  // frames nothing, no referrer, cross-origin readable, HSTS when on). The page-oriented rest
+  // (X-Frame-Options, COOP, Origin-Agent-Cluster, X-XSS-Protection, ...) would double the bytes of
+  // a config answer.
+  const sdk = {
+    ...headersOf({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+      },
+      referrerPolicy: { policy: 'no-referrer' },
+      strictTransportSecurity: base.strictTransportSecurity,
+      crossOriginResourcePolicy: { policy: 'cross-origin' },
+      crossOriginOpenerPolicy: false,
+      originAgentCluster: false,
+      xFrameOptions: false,
+      xDnsPrefetchControl: false,
+      xDownloadOptions: false,
+      xPermittedCrossDomainPolicies: false,
+      xXssProtection: false,
+    }),
+    'cache-control': 'no-store',
+  };
   const docs = headersOf({
     ...base,
     contentSecurityPolicy: {
@@ -68,16 +97,16 @@ export function installSecurityHeaders(app: FastifyInstance, opts: { hsts: boole
       directives: {
         defaultSrc: ["'self'"],
         baseUri: ["'self'"],
-        connectSrc: ["'self'"],
+        connectSrc: ["'self'", ...gsi],
         fontSrc: ["'self'", 'data:'],
         formAction: ["'self'"],
         frameAncestors: ["'self'"],
-        frameSrc: ["'self'", 'https://www.youtube-nocookie.com', 'https://player.vimeo.com'],
+        frameSrc: ["'self'", 'https://www.youtube-nocookie.com', 'https://player.vimeo.com', ...gsi],
         imgSrc: ["'self'", 'data:', 'https:'],
         objectSrc: ["'none'"],
-        scriptSrc: ["'self'"],
+        scriptSrc: ["'self'", ...(opts.googleSignIn ? ['https://accounts.google.com/gsi/client'] : [])],
         scriptSrcAttr: ["'none'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
+        styleSrc: ["'self'", "'unsafe-inline'", ...gsi],
       },
     },
     frameguard: { action: 'sameorigin' },
