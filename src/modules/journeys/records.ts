@@ -1,12 +1,12 @@
-import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { rawQuery } from '../../db/raw.js';
 import {
   audiences,
   contentItems,
   flows,
-  journeyEdges,
-  journeyNodes,
+  type journeyEdges,
+  type journeyNodes,
   journeys,
   npsSurveys,
 } from '../../db/schema/index.js';
@@ -69,57 +69,50 @@ export interface Canvas {
   edges: JourneyEdge[];
 }
 
-/** The canvas of one journey, in canvas order. */
+/** The canvas of one journey of the tenant, in canvas order (empty when there is none). */
 export async function loadCanvas(exec: Executor, tenantId: string, journeyId: string): Promise<Canvas> {
-  const [nodeRows, edgeRows] = await Promise.all([
-    exec
-      .select()
-      .from(journeyNodes)
-      .where(and(eq(journeyNodes.tenantId, tenantId), eq(journeyNodes.journeyId, journeyId)))
-      .orderBy(asc(journeyNodes.ord)),
-    exec
-      .select()
-      .from(journeyEdges)
-      .where(and(eq(journeyEdges.tenantId, tenantId), eq(journeyEdges.journeyId, journeyId)))
-      .orderBy(asc(journeyEdges.ord)),
-  ]);
-  return { nodes: nodeRows.map(toNode), edges: edgeRows.map(toEdge) };
+  const canvas = (await loadCanvases(exec, [journeyId], tenantId)).get(journeyId);
+  return canvas ? { nodes: canvas.nodes, edges: canvas.edges } : { nodes: [], edges: [] };
 }
 
-/** The canvases of several journeys (any tenant: ids are the caller's), in two queries. */
-export async function loadCanvases(exec: Executor, journeyIds: string[]): Promise<Map<string, Canvas>> {
-  const byJourney = new Map<string, Canvas>(journeyIds.map((id) => [id, { nodes: [], edges: [] }]));
+/**
+ * The canvases of several journeys with the canvas version they are, in one statement: nodes,
+ * edges and version come from one snapshot, so a `PUT /canvas` committing meanwhile can never mix
+ * two versions. Without `tenantId`, any tenant's (the ids are the caller's, already checked).
+ */
+export async function loadCanvases(
+  exec: Executor,
+  journeyIds: string[],
+  tenantId?: string,
+): Promise<Map<string, Canvas & { version: number }>> {
+  const byJourney = new Map<string, Canvas & { version: number }>();
   if (journeyIds.length === 0) return byJourney;
-  const nodeRows = await rawQuery<NodeRow & { journey_id: string; content_id: string | null }>(
-    exec,
-    `select journey_id, id, type, config, content_id, position from journey_nodes
-     where journey_id = any($1::uuid[]) order by journey_id, ord`,
-    [journeyIds],
-  );
-  const edgeRows = await rawQuery<{
-    journey_id: string;
-    source_node_id: string;
-    target_node_id: string;
-    label: string | null;
+  const rows = await rawQuery<{
+    id: string;
+    canvas_version: number;
+    nodes:
+      | { id: string; type: string; config: unknown; contentId: string | null; position: unknown }[]
+      | string;
+    edges: { s: string; t: string; l: string | null }[] | string;
   }>(
     exec,
-    `select journey_id, source_node_id, target_node_id, label from journey_edges
-     where journey_id = any($1::uuid[]) order by journey_id, ord`,
-    [journeyIds],
+    `select j.id, j.canvas_version,
+       coalesce((select jsonb_agg(jsonb_build_object('id', n.id, 'type', n.type, 'config', n.config,
+                   'contentId', n.content_id, 'position', n.position) order by n.ord)
+                 from journey_nodes n where n.journey_id = j.id), '[]'::jsonb) as nodes,
+       coalesce((select jsonb_agg(jsonb_build_object('s', e.source_node_id, 't', e.target_node_id, 'l', e.label)
+                   order by e.ord)
+                 from journey_edges e where e.journey_id = j.id), '[]'::jsonb) as edges
+     from journeys j where j.id = any($1::uuid[]) and ($2::uuid is null or j.tenant_id = $2::uuid)`,
+    [journeyIds, tenantId ?? null],
   );
-  for (const r of nodeRows) {
-    byJourney
-      .get(r.journey_id)
-      ?.nodes.push(
-        toNode({ id: r.id, type: r.type, config: r.config, contentId: r.content_id, position: r.position }),
-      );
-  }
-  for (const r of edgeRows) {
-    byJourney
-      .get(r.journey_id)
-      ?.edges.push(
-        toEdge({ sourceNodeId: r.source_node_id, targetNodeId: r.target_node_id, label: r.label }),
-      );
+  const parsed = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
+  for (const r of rows) {
+    byJourney.set(r.id, {
+      version: Number(r.canvas_version),
+      nodes: parsed(r.nodes).map((n) => toNode(n as Parameters<typeof toNode>[0])),
+      edges: parsed(r.edges).map((e) => toEdge({ sourceNodeId: e.s, targetNodeId: e.t, label: e.l })),
+    });
   }
   return byJourney;
 }

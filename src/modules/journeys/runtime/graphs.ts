@@ -17,7 +17,7 @@ export interface JourneyHead {
   goalConfig: GoalConfig | null;
 }
 
-/** The compiled graphs of `heads`: cached ones as they are, the others loaded in two queries. */
+/** The compiled graphs of `heads`: cached ones as they are, the others loaded in one statement. */
 export async function graphsOf(exec: Executor, heads: JourneyHead[]): Promise<Map<string, CompiledJourney>> {
   const out = new Map<string, CompiledJourney>();
   const missing: JourneyHead[] = [];
@@ -32,8 +32,12 @@ export async function graphsOf(exec: Executor, heads: JourneyHead[]): Promise<Ma
       missing.map((h) => h.id),
     );
     for (const h of missing) {
-      const graph = compileJourney({ ...canvases.get(h.id)!, goalConfig: h.goalConfig });
-      compiled.set(`${h.id}:${h.canvasVersion}`, graph);
+      const canvas = canvases.get(h.id);
+      if (!canvas) continue; // deleted meanwhile
+      const graph = compileJourney({ nodes: canvas.nodes, edges: canvas.edges, goalConfig: h.goalConfig });
+      // Cached under the version read with the canvas (newer than the head's if a canvas was
+      // replaced in between): a key never holds another version's graph.
+      compiled.set(`${h.id}:${canvas.version}`, graph);
       out.set(h.id, graph);
     }
   }
