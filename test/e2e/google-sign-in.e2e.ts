@@ -78,7 +78,12 @@ describe('Google sign-in in the dashboard', () => {
         if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) csp.push(m.text());
       });
       await page.goto(`${stack.service.url}/signin`);
-      await page.getByRole('button', { name: 'Continue with Google' }).click();
+      const google = page.getByRole('button', { name: 'Continue with Google' });
+      await google.waitFor();
+      await page.screenshot({
+        path: new URL('../../docs/dashboard/sign-in-google.png', import.meta.url).pathname,
+      });
+      await google.click();
       await page.waitForURL(/\/flows$/);
       await page
         .getByRole('navigation', { name: 'Main' })
