@@ -144,7 +144,10 @@ export async function countsOf(exec: Executor, tenantId: string, ids: string[]) 
   return out;
 }
 
-const baseOf = (row: JourneyRow, count: { nodes: number; edges: number; enrollments: number }) => ({
+export const toListItem = (
+  row: JourneyRow,
+  count: { nodes: number; edges: number; enrollments: number },
+) => ({
   id: row.id,
   tenantId: row.tenantId,
   siteId: row.siteId,
@@ -161,7 +164,6 @@ const baseOf = (row: JourneyRow, count: { nodes: number; edges: number; enrollme
   updatedAt: row.updatedAt,
   _count: count,
 });
-export const toListItem = baseOf;
 
 /** The full record: the journey, its canvas, its audience (id, name, description) and counts. */
 export async function journeyRecordOf(exec: Executor, row: JourneyRow) {
@@ -177,7 +179,7 @@ export async function journeyRecordOf(exec: Executor, row: JourneyRow) {
     audience = a ?? null;
   }
   return {
-    ...baseOf(row, count),
+    ...toListItem(row, count),
     audience,
     nodes: canvas.nodes.map((n) => ({
       id: n.id,

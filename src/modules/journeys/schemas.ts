@@ -59,15 +59,7 @@ export const createJourneyBody = z
   .superRefine(checkCanvas);
 export type CreateJourneyInput = z.output<typeof createJourneyBody>;
 
-export const updateJourneyBody = z.object({
-  name: fields.name.optional(),
-  siteId: fields.siteId.optional(),
-  description: fields.description.optional(),
-  audienceId: fields.audienceId.optional(),
-  settings: fields.settings.optional(),
-  goalConfig: fields.goalConfig.optional(),
-  allowAnonymous: fields.allowAnonymous.optional(),
-});
+export const updateJourneyBody = z.object(fields).partial();
 export type UpdateJourneyInput = z.output<typeof updateJourneyBody>;
 
 export const canvasBody = canvasSchema;
