@@ -46,9 +46,13 @@ function awaitOwnChanges(app: FastifyInstance): void {
   app.addHook('onReady', async () => {
     await changes.ready;
   });
-  app.addHook('onSend', async (request) => {
-    if (request.method === 'GET' || request.method === 'HEAD' || request.sdk) return;
-    await changes.sync();
+  // A callback hook: reads and SDK calls (the hot path) pass through without a promise.
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    if (request.method === 'GET' || request.method === 'HEAD' || request.sdk) return done(null, payload);
+    changes.sync().then(
+      () => done(null, payload),
+      (error: Error) => done(error),
+    );
   });
 }
 
@@ -81,7 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     googleSignIn: Boolean(deps.config.google.clientId),
   });
   installGuard(app);
-  await installCors(app, deps.config.corsOrigins);
+  installCors(app, deps.config.corsOrigins);
   // Cookies are parsed where read (readCookie), not on every request.
   await app.register(cookie, { hook: false });
   await installOpenApi(app, {
