@@ -1,7 +1,8 @@
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, protocol } from '@electric-sql/pglite';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isUniqueViolation } from './errors.js';
-import { pglitePrepared } from './pglite-prepared.js';
+import { bindMessage, pglitePrepared } from './pglite-prepared.js';
 
 describe('pglitePrepared', () => {
   let client: PGlite;
@@ -91,5 +92,33 @@ describe('pglitePrepared', () => {
     release();
     await transaction;
     expect(await count).toEqual([{ n: 0 }]);
+  });
+});
+
+describe('bindMessage', () => {
+  it('writes the same bytes as the protocol library, for any text, empty and null values', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 20 }),
+        fc.array(fc.option(fc.string({ unit: 'binary', maxLength: 300 }), { nil: null }), { maxLength: 12 }),
+        (statement, values) => {
+          const ours = bindMessage(statement, values);
+          const theirs = Buffer.from(protocol.serialize.bind({ statement, values }));
+          expect(ours.equals(theirs)).toBe(true);
+        },
+      ),
+    );
+  });
+
+  it('carries a large body byte for byte to the database', async () => {
+    const client = await PGlite.create('memory://');
+    const { query } = pglitePrepared(client);
+    const body = JSON.stringify({ events: Array.from({ length: 400 }, (_, i) => ({ i, s: 'é€😀\\"\n' })) });
+    const [row] = await query<{ same: boolean; n: number }>(
+      'select $1::text = $2::text as same, octet_length($1::text) as n',
+      [body, body],
+    );
+    expect(row).toEqual({ same: true, n: Buffer.byteLength(body) });
+    await client.close();
   });
 });

@@ -56,7 +56,7 @@ export function pglitePrepared(client: PGlite) {
       return serializer ? serializer(value) : String(value);
     });
     const messages = await client.execProtocolStream(
-      Buffer.concat([serialize.bind({ statement: statement.name, values }), DESCRIBE_PORTAL, EXECUTE, SYNC]),
+      Buffer.concat([bindMessage(statement.name, values), DESCRIBE_PORTAL, EXECUTE, SYNC]),
       NO_SYNC,
     );
     // As PGlite.query: the data directory is synced after a statement outside a transaction.
@@ -94,6 +94,34 @@ export function pglitePrepared(client: PGlite) {
       return client._runExclusiveQuery(() => run<T>(text, params, true));
     },
   };
+}
+
+/**
+ * The protocol's Bind message (parameters and results in text format), written in one buffer.
+ * PGlite's own serializer measures and copies a string parameter in JavaScript, character by
+ * character and through growing buffers: ~190 µs for an events request's 16 kB body, against
+ * ~5 µs here (the group-commit INSERT of event batches binds every request's body).
+ */
+export function bindMessage(statement: string, values: readonly (string | null)[]): Buffer {
+  let size = 4 + 1 + Buffer.byteLength(statement) + 1 + 2 + 2 * values.length + 2 + 2;
+  const lengths = values.map((v) => (v === null ? -1 : Buffer.byteLength(v)));
+  for (const length of lengths) size += 4 + Math.max(length, 0);
+  const message = Buffer.allocUnsafe(1 + size);
+  let at = message.writeUInt8(0x42, 0); // 'B'
+  at = message.writeInt32BE(size, at);
+  at = message.writeUInt8(0, at); // unnamed portal
+  at += message.write(statement, at);
+  at = message.writeUInt8(0, at);
+  // one format code per parameter (0: text), as PGlite's own serializer writes them
+  at = message.writeInt16BE(values.length, at);
+  for (let i = 0; i < values.length; i++) at = message.writeInt16BE(0, at);
+  at = message.writeInt16BE(values.length, at);
+  values.forEach((value, i) => {
+    at = message.writeInt32BE(lengths[i]!, at);
+    if (value !== null) at += message.write(value, at);
+  });
+  message.writeInt16BE(0, at); // no result format codes: all text
+  return message;
 }
 
 type Runner = <T>(text: string, params: readonly unknown[]) => Promise<T[]>;

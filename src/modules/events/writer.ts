@@ -1,4 +1,5 @@
 import type { DatabaseHandle } from '../../db/client.js';
+import { preparedQuery } from '../../db/prepared.js';
 import { createBatcher } from '../../platform/batcher.js';
 
 /** One accepted request's events, encoded once in the request handler. */
@@ -29,20 +30,26 @@ export interface EventWriterOptions {
 const COLUMNS = 8;
 const statements = new Map<number, string>();
 
+/** Row counts the INSERT is prepared for: a batch is padded up to the next one. */
+const roundUp = (rows: number): number => 2 ** Math.ceil(Math.log2(rows));
+
 /**
- * One multi-row INSERT … VALUES for `rows` batches, parameters bound one by one: payloads travel
- * as plain text parameters, with none of the escaping an array literal of them would need.
+ * One prepared multi-row INSERT per power-of-two row count (a few statements, each parsed and
+ * planned once per connection): a batch binds its rows and pads the rest with nulls, which the
+ * `where` drops. Payloads travel as plain text parameters, with none of the escaping an array
+ * literal of them would need.
  */
 function insertFor(rows: number): string {
   let text = statements.get(rows);
   if (!text) {
     const tuples = Array.from({ length: rows }, (_, r) => {
       const p = (c: number) => `$${r * COLUMNS + c}`;
-      return `(${p(1)}::uuid, ${p(2)}::uuid, ${p(3)}::uuid, ${p(4)}::uuid, ${p(5)}::timestamptz, ${p(6)}::int, ${p(7)}, ${p(8)})`;
+      return `(${p(1)}::uuid, ${p(2)}::uuid, ${p(3)}::uuid, ${p(4)}::uuid, ${p(5)}::timestamptz, ${p(6)}::int, ${p(7)}::text, ${p(8)}::text)`;
     });
     text = `insert into event_batches (id, tenant_id, correlation_id, api_key_id, received_at, event_count, events, source)
-      values ${tuples.join(', ')}`;
-    if (statements.size < 1000) statements.set(rows, text);
+      select * from (values ${tuples.join(', ')}) as b (id, tenant_id, correlation_id, api_key_id, received_at, event_count, events, source)
+      where b.id is not null`;
+    statements.set(rows, text);
   }
   return text;
 }
@@ -56,7 +63,8 @@ function insertFor(rows: number): string {
 export function createEventWriter(opts: EventWriterOptions) {
   const batcher = createBatcher<PendingBatch, void>({
     async run(batches) {
-      const params = new Array<unknown>(batches.length * COLUMNS);
+      const rows = roundUp(batches.length);
+      const params = new Array<unknown>(rows * COLUMNS).fill(null);
       batches.forEach((b, r) => {
         const at = r * COLUMNS;
         params[at] = b.id;
@@ -68,7 +76,7 @@ export function createEventWriter(opts: EventWriterOptions) {
         params[at + 6] = b.payload;
         params[at + 7] = b.source;
       });
-      await opts.database.query(insertFor(batches.length), params);
+      await preparedQuery(opts.database.db, insertFor(rows), params);
       opts.onCommitted?.(batches);
       return batches.map(() => undefined);
     },
