@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storedBody } from '../src/modules/events/writer.js';
 import { newId } from '../src/platform/ids.js';
 import { serverDatabaseUrl } from './helpers/database.js';
 import { type ServerProcess, startServer } from './helpers/server-process.js';
@@ -57,13 +58,15 @@ async function loadUntilKilled(server: ServerProcess, killAfter: number) {
 async function readState() {
   const db = await store.open();
   try {
-    const batches = await db.query<{ events: string; processed_at: Date | null }>(
-      'select events, processed_at from event_batches where tenant_id = $1',
-      [store.tenantId],
-    );
+    const batches = await db.query<{
+      events: string | null;
+      events_br: Uint8Array | null;
+      processed_at: Date | null;
+    }>('select events, events_br, processed_at from event_batches where tenant_id = $1', [store.tenantId]);
     const storedIds = new Set<string>();
     for (const b of batches)
-      for (const e of (JSON.parse(b.events) as { events: { id: string }[] }).events) storedIds.add(e.id);
+      for (const e of (JSON.parse(storedBody(b.events, b.events_br)) as { events: { id: string }[] }).events)
+        storedIds.add(e.id);
     const processed = await db.query<{ event_id: string }>(
       'select event_id from processed_event_ids where tenant_id = $1',
       [store.tenantId],

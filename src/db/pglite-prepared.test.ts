@@ -96,11 +96,19 @@ describe('pglitePrepared', () => {
 });
 
 describe('bindMessage', () => {
-  it('writes the same bytes as the protocol library, for any text, empty and null values', () => {
+  it('writes the same bytes as the protocol library, for any text, bytes, empty and null values', () => {
     fc.assert(
       fc.property(
         fc.string({ maxLength: 20 }),
-        fc.array(fc.option(fc.string({ unit: 'binary', maxLength: 300 }), { nil: null }), { maxLength: 12 }),
+        fc.array(
+          fc.option(
+            fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.uint8Array({ maxLength: 300 })),
+            {
+              nil: null,
+            },
+          ),
+          { maxLength: 12 },
+        ),
         (statement, values) => {
           const ours = bindMessage(statement, values);
           const theirs = Buffer.from(protocol.serialize.bind({ statement, values }));

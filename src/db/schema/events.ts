@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   check,
+  customType,
   index,
   integer,
   jsonb,
@@ -12,6 +13,8 @@ import {
 } from 'drizzle-orm/pg-core';
 import { created, ts, updated } from './columns.js';
 import { tenants } from './platform.js';
+
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
 
 /** End users of a tenant's app (migration 0007). */
 export const endUsers = pgTable(
@@ -53,7 +56,9 @@ export const eventBatches = pgTable(
     apiKeyId: uuid('api_key_id'),
     receivedAt: ts('received_at').notNull(),
     eventCount: integer('event_count').notNull(),
-    events: text('events').notNull(),
+    /** The body as text (PostgreSQL), or brotli-compressed in `eventsBr` (PGlite; migration 0065). */
+    events: text('events'),
+    eventsBr: bytea('events_br'),
     source: text('source').$type<'sdk' | 'server'>().notNull().default('sdk'),
     processedAt: ts('processed_at'),
     attempts: integer('attempts').notNull().default(0),
@@ -65,6 +70,7 @@ export const eventBatches = pgTable(
     index('event_batches_new_idx').on(t.id).where(sql`processed_at is null and attempts = 0`),
     index('event_batches_retry_idx').on(t.id).where(sql`processed_at is null and attempts > 0`),
     check('event_batches_source_check', sql`source in ('sdk', 'server')`),
+    check('event_batches_body_check', sql`(events is null) <> (events_br is null)`),
   ],
 );
 

@@ -9,6 +9,7 @@ import type { EventEffect, ProcessedBatch } from './effect.js';
 import { handoffOf } from './handoff.js';
 import { processPendingEvents } from './processor.js';
 import { EVENT_TYPES, type StoredEvent } from './types.js';
+import { storedBody } from './writer.js';
 
 let t: TestApp;
 let acme: TenantFixture;
@@ -35,7 +36,7 @@ async function storedBatch(correlationId: string) {
     .select()
     .from(eventBatches)
     .where(eq(eventBatches.correlationId, correlationId));
-  return row ? { ...row, parsed: decodeBatchEvents(row, row.events) } : undefined;
+  return row ? { ...row, parsed: decodeBatchEvents(row, storedBody(row.events, row.eventsBr)) } : undefined;
 }
 
 /**
@@ -86,6 +87,19 @@ describe('POST /api/sdk/events', () => {
       url: 'https://app.example.com/home',
       properties: { title: 'Home' },
     });
+  });
+
+  it('stores the body as sent: brotli-compressed on the embedded database, text on PostgreSQL', async () => {
+    const events = Array.from({ length: 50 }, (_, i) => ({ type: 'CUSTOM', name: `e-${i}`, properties: { i } }));
+    const res = await post(events);
+    const row = await storedBatch(res.json().data.correlationId);
+    if (t.deps.database.kind === 'pglite') {
+      expect(row!.events).toBeNull();
+      expect(row!.eventsBr!.byteLength).toBeLessThan(JSON.stringify({ events }).length / 3);
+    } else {
+      expect(row!.eventsBr).toBeNull();
+    }
+    expect(JSON.parse(storedBody(row!.events, row!.eventsBr))).toEqual({ events });
   });
 
   it('accepts every event type of the spec', async () => {
@@ -194,7 +208,7 @@ describe('POST /api/sdk/events', () => {
     expect(res.statusCode).toBe(202);
     const row = await storedBatch(res.json().data.correlationId);
     expect(row!.tenantId).toBe(acme.tenantId);
-    expect(row!.events).not.toContain(key);
+    expect(storedBody(row!.events, row!.eventsBr)).not.toContain(key);
   });
 
   it('needs a valid API key', async () => {

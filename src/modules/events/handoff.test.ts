@@ -9,6 +9,7 @@ import type { EventEffect } from './effect.js';
 import { EventHandoff, type HandedBatch, handoffOf } from './handoff.js';
 import { processPendingEvents } from './processor.js';
 import { EVENT_TYPES } from './types.js';
+import { storedBody } from './writer.js';
 
 const handed = (id: number, events: number): HandedBatch => ({
   id: String(id),
@@ -103,7 +104,7 @@ function collector() {
 const overwriteStoredBody = (correlationId: string) =>
   t.deps.database.db
     .update(eventBatches)
-    .set({ events: JSON.stringify({ events: [{ type: 'CUSTOM', name: 'from-the-log' }] }) })
+    .set({ events: JSON.stringify({ events: [{ type: 'CUSTOM', name: 'from-the-log' }] }), eventsBr: null })
     .where(eq(eventBatches.correlationId, correlationId));
 
 describe('in-memory hand-over to processing', () => {
@@ -202,7 +203,9 @@ describe('in-memory hand-over to processing', () => {
           .select()
           .from(eventBatches)
           .where(eq(eventBatches.id, batch!.id));
-        expect(decodeEvents(batch!, batch!.events)).toEqual(decodeBatchEvents(row!, row!.events));
+        expect(decodeEvents(batch!, batch!.events)).toEqual(
+          decodeBatchEvents(row!, storedBody(row!.events, row!.eventsBr)),
+        );
         await t.deps.database.db
           .update(eventBatches)
           .set({ processedAt: sql`now()` })

@@ -8,8 +8,9 @@ import { decodeBatchEvents, decodeEvents } from './decode.js';
 import { checkEffectOrder, type EffectContext, type EventEffect, type ProcessedBatch } from './effect.js';
 import { type HandedBatch, handoffOf } from './handoff.js';
 import type { StoredEvent } from './types.js';
+import { storedBody } from './writer.js';
 
-const CLAIMED_COLUMNS = 'id, tenant_id, correlation_id, received_at, event_count, events, source';
+const CLAIMED_COLUMNS = 'id, tenant_id, correlation_id, received_at, event_count, events, events_br, source';
 /** New batches only: one whose processing failed is retried on its own (RETRYING). */
 const CLAIM = `select ${CLAIMED_COLUMNS} from event_batches
   where processed_at is null and attempts = 0 and not (id = any($2::uuid[]))
@@ -40,7 +41,8 @@ interface ClaimedRow {
   correlation_id: string;
   received_at: Date | string;
   event_count: number;
-  events: string;
+  events: string | null;
+  events_br: Uint8Array | null;
   source: 'sdk' | 'server';
 }
 
@@ -186,7 +188,10 @@ async function processChunk(
             r.id,
             r.tenant_id,
             r.correlation_id,
-            decodeBatchEvents({ id: r.id, receivedAt: new Date(r.received_at), source: r.source }, r.events),
+            decodeBatchEvents(
+              { id: r.id, receivedAt: new Date(r.received_at), source: r.source },
+              storedBody(r.events, r.events_br),
+            ),
           ),
         );
         await applyBatches(tx, effects, batches);

@@ -6,6 +6,7 @@ import { apiKeyOf, publishedFlow, sdkCall } from '../../../test/helpers/sdk.js';
 import { endUserItemStates, endUsers, eventBatches } from '../../db/schema/index.js';
 import { processPendingEvents } from '../events/processor.js';
 import type { StoredEvent } from '../events/types.js';
+import { storedBody } from '../events/writer.js';
 import { MAX_TRAITS_BYTES } from './schemas.js';
 
 let t: TestApp;
@@ -79,7 +80,7 @@ describe('POST /api/sdk/identify', () => {
       .from(eventBatches)
       .where(eq(eventBatches.correlationId, correlationId));
     expect(batch!.tenantId).toBe(tenant.tenantId);
-    expect(JSON.parse(batch!.events) as StoredEvent[]).toContainEqual(
+    expect(JSON.parse(storedBody(batch!.events, batch!.eventsBr)) as StoredEvent[]).toContainEqual(
       expect.objectContaining({
         type: 'IDENTIFY',
         userId: 'u-1',

@@ -17,6 +17,7 @@ import type { SessionFacts } from '../../engine/delivery.js';
 import type { DeliveryContributor, RememberEntry } from '../delivery/contract.js';
 import { processPendingEvents } from '../events/processor.js';
 import type { StoredEvent } from '../events/types.js';
+import { storedBody } from '../events/writer.js';
 import { allModules } from '../index.js';
 
 let t: TestApp;
@@ -84,7 +85,7 @@ describe('POST /api/sdk/session', () => {
       .from(eventBatches)
       .where(eq(eventBatches.correlationId, correlationId));
     expect(batch!.tenantId).toBe(tenant.tenantId);
-    const events = JSON.parse(batch!.events) as StoredEvent[];
+    const events = JSON.parse(storedBody(batch!.events, batch!.eventsBr)) as StoredEvent[];
     expect(events).toContainEqual(
       expect.objectContaining({
         type: 'SDK_INIT',
