@@ -333,6 +333,50 @@ describe('the engine through events, timers and sessions', () => {
     }
   });
 
+  it('a CONDITION after a WAIT branches on the traits the end user has when the timer fires', async () => {
+    const e = await env();
+    const tr = trigger('CUSTOM_EVENT', { eventName: 'signup' });
+    const wait = node('WAIT', { duration: MIN });
+    const cond = node('CONDITION', { ruleTree: { field: 'traits.vip', operator: 'eq', value: true } });
+    const yes = node('EXIT');
+    const no = node('EXIT');
+    const id = await journey(
+      e,
+      [tr, wait, cond, yes, no],
+      [edge(tr, wait), edge(wait, cond), edge(cond, yes, 'true'), edge(cond, no, 'false')],
+    );
+    await send(e, [custom('late-vip', 'signup'), custom('plain', 'signup')]);
+    // Traits change while the enrollments wait: the timer step reads them as they are then.
+    await e.sdk('POST', '/api/sdk/identify', { userId: 'late-vip', traits: { vip: true } });
+    await advance(MIN);
+    const at = Object.fromEntries((await enrollments(e, id)).map((x) => [x.endUser.userId, x.currentNodeId]));
+    expect(at).toEqual({ 'late-vip': yes.id, plain: no.id });
+  });
+
+  it('a timer row that disagrees with its enrollment fires nothing and is rewritten from the state', async () => {
+    const e = await env();
+    const { n, nodes, edges } = nurture(e.flowId);
+    const id = await journey(e, nodes, edges);
+    await send(e, [custom('stale', 'signup')]);
+    const [before] = await timers(id);
+    // A row of another visit, due now (never written by the engine: a damaged row).
+    await rawQuery(
+      t.deps.database.db,
+      `update journey_timers set visit = 7, due_at = $2 where journey_id = $1`,
+      [id, new Date(t.clock.now()).toISOString()],
+    );
+    await advance(1);
+    const [list] = [await enrollments(e, id)];
+    expect(list.map((x) => x.currentNodeId)).toEqual([n.wait.id]);
+    expect(await timers(id)).toEqual([before]);
+    expect(
+      await rawQuery(t.deps.database.db, 'select visit from journey_timers where journey_id = $1', [id]),
+    ).toEqual([{ visit: 1 }]);
+    // The rewritten timer fires when due.
+    await advance(MIN);
+    expect((await enrollments(e, id)).map((x) => x.currentNodeId)).toEqual([n.content.id]);
+  });
+
   it('goals: an event goal ends the enrollment goal_reached at any time; the deadline abandons it', async () => {
     const e = await env();
     const { nodes, edges } = nurture(e.flowId);
