@@ -135,8 +135,9 @@ export function timersOf(ref: EnrollmentRef, state: EnrollmentState): TimerRow[]
  * Rows go to the database as one JSON array per statement: one `JSON.stringify` rather than an
  * escaped array literal per column, times as epoch ms. `jsonb_to_recordset` where a row carries
  * the state (parsed once, not again per value), `json_to_recordset` otherwise. The planner counts
- * 100 rows for either, so each row is found by its key (an index probe) at any table size, never
- * by a scan of the table.
+ * 100 rows for either, so it finds each row by its key (an index probe) rather than hash-joining
+ * against a scan of the whole table, as it did for a 2,000-element array once tables held ~10^5
+ * rows.
  */
 const rowsParam = (rows: unknown[]) => JSON.stringify(rows);
 const at = (column: string) => `to_timestamp(${column} / 1000)`;
