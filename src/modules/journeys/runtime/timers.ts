@@ -80,7 +80,14 @@ export async function fireTimerChunk(tx: Executor, now: Date, limit: number): Pr
   for (const c of claimed) {
     let live = lives.get(c.enrollment_id);
     if (!live) {
-      live = storedLive({ ...c, id: c.enrollment_id });
+      live = storedLive({
+        id: c.enrollment_id,
+        tenant_id: c.tenant_id,
+        journey_id: c.journey_id,
+        end_user_id: c.end_user_id,
+        enrolled_at: c.enrolled_at,
+        state: c.state,
+      });
       lives.set(c.enrollment_id, live);
     }
     const graph = graphs.get(c.journey_id);
