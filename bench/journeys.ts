@@ -19,6 +19,10 @@ import { seedDelivery } from './seed-delivery.js';
  *    CUSTOM_EVENT journey the events trigger and feed, in the same run, with processing drains;
  * 4. `POST /api/sdk/session` without journeys, then with 5 published journeys (the user waiting
  *    at a CONTENT node of one, two audience-only journeys evaluated per session).
+ *
+ * JOURNEYS_BENCH_PARTS=2 runs only the parts listed (default 1,2,3,4; 3 and 4 share a server and
+ * run together); JOURNEYS_BENCH_TIMERS sets part 2's count. bench/journey-timers-profile.ts shows
+ * where the time of part 2 goes.
  */
 const pgUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -26,6 +30,7 @@ const modes = (process.env.JOURNEYS_BENCH_MODES ?? 'postgres,pglite').split(',')
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const repeats = Number(process.env.BENCH_REPEATS ?? 3);
 const TIMERS = Number(process.env.JOURNEYS_BENCH_TIMERS ?? 100_000);
+const parts = new Set((process.env.JOURNEYS_BENCH_PARTS ?? '1,2,3,4').split(',').map(Number));
 const SITE = '0190f3a2-0000-7000-8000-0000000000aa';
 const at = { x: 0, y: 0 };
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -359,8 +364,15 @@ async function benchMode(mode: 'postgres' | 'pglite'): Promise<string[]> {
     });
 
   // Sessions first, on a quiet store.
-  let store = await newStore();
-  let server = await startServer(store.env);
+  if (parts.has(4) || parts.has(3)) await sessionsAndIngest(newStore, lines);
+  if (parts.has(1)) await enrollments(mode, newStore, lines);
+  if (parts.has(2)) await timers(newStore, lines);
+  return lines;
+}
+
+async function sessionsAndIngest(newStore: () => Promise<StandaloneStore>, lines: string[]) {
+  const store = await newStore();
+  const server = await startServer(store.env);
   try {
     const s = await sessions(server, store);
     const sessionBase = (s.without.rps + s.after.rps) / 2;
@@ -379,9 +391,15 @@ async function benchMode(mode: 'postgres' | 'pglite'): Promise<string[]> {
     await server.stop('SIGTERM');
     await store.destroy();
   }
+}
 
-  store = await newStore();
-  server = await startServer(store.env);
+async function enrollments(
+  mode: 'postgres' | 'pglite',
+  newStore: () => Promise<StandaloneStore>,
+  lines: string[],
+) {
+  const store = await newStore();
+  const server = await startServer(store.env);
   try {
     const total = mode === 'postgres' ? 20_000 : 10_000;
     const r = await enrollmentRate(server, store, total);
@@ -392,8 +410,10 @@ async function benchMode(mode: 'postgres' | 'pglite'): Promise<string[]> {
     await server.stop('SIGTERM');
     await store.destroy();
   }
+}
 
-  store = await newStore();
+async function timers(newStore: () => Promise<StandaloneStore>, lines: string[]) {
+  const store = await newStore();
   try {
     const t = await timersAtOneInstant(store, store.env);
     lines.push(
@@ -402,7 +422,6 @@ async function benchMode(mode: 'postgres' | 'pglite'): Promise<string[]> {
   } finally {
     await store.destroy();
   }
-  return lines;
 }
 
 async function main() {

@@ -111,7 +111,8 @@ export interface ContributorChoice {
   include?: string[];
   /**
    * What this session decided for the first time and must be stored before it answers (an
-   * experiment assignment at first exposure); stored by the contributor's `remember`.
+   * experiment assignment at first exposure, a new journey enrollment); stored by the
+   * contributor's `remember`, which answers with the choice as stored.
    */
   remember?: unknown[];
 }
@@ -140,8 +141,6 @@ export interface SessionChoice {
   content: number[];
   experiments: ExperimentAssignment[];
   journeys: JourneyDue[];
-  /** Per contributor (index into the choosers), what to store before answering. */
-  remember: { contributor: number; items: unknown[] }[];
 }
 
 function chooseList(
@@ -162,23 +161,20 @@ function chooseList(
 const NONE: ReadonlySet<string> = new Set();
 
 /**
- * The session's choice: every contributor decides first (on the same facts), then the items
- * allowed by the filter are chosen, less what a contributor withholds, plus what one includes.
+ * The session's choice from what every contributor decided (on the same facts, and as stored
+ * when a decision had to be remembered): the items allowed by the filter, less what a contributor
+ * withholds, plus what one includes.
  */
 export function chooseSession(
   items: { flows: readonly Servable[]; content: readonly Servable[] },
   filter: ItemFilter,
-  facts: SessionFacts,
-  contributors: readonly ContributorChooser[],
+  choices: readonly ContributorChoice[],
 ): SessionChoice {
   const experiments: ExperimentAssignment[] = [];
   const journeys: JourneyDue[] = [];
-  const remember: SessionChoice['remember'] = [];
   let withheld = NONE;
   let included = NONE;
-  for (let i = 0; i < contributors.length; i++) {
-    const choice = contributors[i]!(facts);
-    if (choice.remember?.length) remember.push({ contributor: i, items: choice.remember });
+  for (const choice of choices) {
     if (choice.experiments) experiments.push(...choice.experiments);
     if (choice.journeys) journeys.push(...choice.journeys);
     if (choice.withhold?.length) withheld = new Set([...withheld, ...choice.withhold]);
@@ -189,6 +185,5 @@ export function chooseSession(
     content: chooseList(items.content, filter, withheld, included),
     experiments,
     journeys,
-    remember,
   };
 }

@@ -150,10 +150,9 @@ export const journeyNodeVisits = pgTable(
       .references(() => journeyEnrollments.id, { onDelete: 'cascade' }),
     nodeId: uuid('node_id').notNull(),
     visit: integer('visit').notNull(),
-    tenantId: tenantRef(),
-    journeyId: uuid('journey_id')
-      .notNull()
-      .references(() => journeys.id, { onDelete: 'cascade' }),
+    // The enrollment's (no foreign keys of their own: migration 0056).
+    tenantId: uuid('tenant_id').notNull(),
+    journeyId: uuid('journey_id').notNull(),
     enteredAt: ts('entered_at').notNull(),
     exitedAt: ts('exited_at'),
     edgeLabel: text('edge_label'),
@@ -171,10 +170,9 @@ export const journeyTimers = pgTable(
       .notNull()
       .references(() => journeyEnrollments.id, { onDelete: 'cascade' }),
     kind: text('kind').$type<'node' | 'deadline'>().notNull(),
-    tenantId: tenantRef(),
-    journeyId: uuid('journey_id')
-      .notNull()
-      .references(() => journeys.id, { onDelete: 'cascade' }),
+    // The enrollment's (no foreign keys of their own: migration 0056).
+    tenantId: uuid('tenant_id').notNull(),
+    journeyId: uuid('journey_id').notNull(),
     nodeId: uuid('node_id'),
     visit: integer('visit').notNull().default(0),
     dueAt: ts('due_at').notNull(),

@@ -11,6 +11,7 @@ import {
   effectKey,
   initialEnrollmentState,
   MAX_STEPS_PER_INPUT,
+  readsContext,
   type StepContext,
   type StepResult,
   step,
@@ -263,6 +264,29 @@ describe('enrollment machine on random valid journeys', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('a journey that does not read the context (readsContext false) steps alike without it', () => {
+    let checked = 0;
+    fc.assert(
+      fc.property(validGraphArb, fc.array(moveArb, { maxLength: 30 }), (graph, moves) => {
+        const journey = compileJourney(graph);
+        const reads = readsContext(journey);
+        const hasCondition = graph.nodes.some((n) => n.type === 'CONDITION');
+        expect(reads).toBe(hasCondition || graph.goalConfig?.type === 'attribute_match');
+        if (reads) return;
+        checked++;
+        let state = initialEnrollmentState();
+        for (const t of run(graph, moves)) {
+          const { context: _, ...without } = t.ctx;
+          const r = step(journey, state, t.input, without);
+          expect(r).toEqual(t.result);
+          state = r.state;
+        }
+      }),
+      { numRuns: 300 },
+    );
+    expect(checked).toBeGreaterThan(20);
   });
 
   it('reaches every kind of ending', () => {

@@ -401,3 +401,14 @@ class Run {
 export function dueContent(state: EnrollmentState) {
   return state.status === 'in_progress' && state.waiting?.kind === 'content' ? state.waiting : null;
 }
+
+/**
+ * Whether a step of `journey` can read the rule context (`StepContext.context`): a CONDITION
+ * node, or an attribute_match goal (checked at GOAL_CHECK, and with each event). The timer job
+ * reads end users' traits only for such journeys.
+ */
+export function readsContext(journey: CompiledJourney): boolean {
+  if (journey.goal?.type === 'attribute_match') return true;
+  for (const node of journey.nodes.values()) if (node.type === 'CONDITION') return true;
+  return false;
+}

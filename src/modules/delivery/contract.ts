@@ -12,9 +12,12 @@ import type { ContributorChoice, Servable, SessionFacts } from '../../engine/del
  *   lookup statement (no query of its own per session).
  * - `choose` (optional) is its pure per-session choice (experiment variants, journey content).
  * - `remember` (optional) stores what a choice decided for the first time (`remember` items of
- *   the choice), before the session answers: concurrent sessions' items in one call, and it must
- *   be idempotent (two first sessions of one user may both remember the same thing). Only the
- *   first session of a decision writes; later ones read it back through `userState`.
+ *   the choice), before the session answers: concurrent sessions' choices in one call, and it
+ *   must be idempotent (two first sessions of one user may both remember the same thing). Only
+ *   the first session of a decision writes; later ones read it back through `userState`. It
+ *   answers, per entry, the choice as stored, which is what that session serves: unchanged when
+ *   its decisions were stored, revised when a concurrent session's decision won (never an answer
+ *   naming something that was not stored).
  */
 
 /** One item a contributor serves, with what the session needs to serve and translate it. */
@@ -54,13 +57,15 @@ export interface DeliveryContributor<Data = unknown, State = unknown> {
   load(tx: Executor, tenantId: string): Promise<DeliveryPart<Data>>;
   userState?: UserStateQuery<State>;
   choose?(data: Data, state: State | null, facts: SessionFacts): ContributorChoice;
-  remember?(exec: Executor, entries: RememberEntry[]): Promise<void>;
+  /** One choice per entry, in the same order. */
+  remember?(exec: Executor, entries: RememberEntry[]): Promise<ContributorChoice[]>;
 }
 
+/** One session's choice to remember (its `remember` items are what to store). */
 export interface RememberEntry {
   tenantId: string;
   endUserId: string;
-  items: unknown[];
+  choice: ContributorChoice;
 }
 
 declare module '../../deps.js' {

@@ -128,13 +128,16 @@ export function chooseExperiments(
 /**
  * Stores first assignments, concurrent sessions' together: one INSERT, rows in key order (two
  * instances inserting overlapping sets wait for each other instead of deadlocking), ON CONFLICT
- * DO NOTHING (a concurrent first session of the same user stored the same row: the hash agrees).
- * Only into experiments still running at that moment.
+ * DO NOTHING (a concurrent first session of the same user stored the same row: the hash agrees,
+ * so every session's choice stands as decided). Only into experiments still running at that moment.
  */
-export async function rememberAssignments(exec: Executor, entries: RememberEntry[]): Promise<void> {
+export async function rememberAssignments(
+  exec: Executor,
+  entries: RememberEntry[],
+): Promise<ContributorChoice[]> {
   const rows = new Map<string, { tenantId: string; endUserId: string; a: NewAssignment }>();
   for (const entry of entries) {
-    for (const item of entry.items as NewAssignment[]) {
+    for (const item of (entry.choice.remember ?? []) as NewAssignment[]) {
       rows.set(`${item.experimentId}:${entry.endUserId}`, {
         tenantId: entry.tenantId,
         endUserId: entry.endUserId,
@@ -142,7 +145,8 @@ export async function rememberAssignments(exec: Executor, entries: RememberEntry
       });
     }
   }
-  if (rows.size === 0) return;
+  const choices = entries.map((e) => e.choice);
+  if (rows.size === 0) return choices;
   const sorted = [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
   await rawQuery(
     exec,
@@ -161,6 +165,7 @@ export async function rememberAssignments(exec: Executor, entries: RememberEntry
       sorted.map((r) => new Date(r.a.at).toISOString()),
     ],
   );
+  return choices;
 }
 
 export const experimentDelivery: DeliveryContributor<RunningExperiment[], Assignments> = {

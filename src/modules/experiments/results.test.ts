@@ -366,8 +366,11 @@ describe('split fidelity', () => {
     const entries = users.map((u) => ({
       tenantId: tenant.tenantId,
       endUserId: u.id,
-      items: chooseExperiments(running, null, { endUserId: u.id, nowMs: Date.now(), inAudience: () => true })
-        .remember!,
+      choice: chooseExperiments(running, null, {
+        endUserId: u.id,
+        nowMs: Date.now(),
+        inAudience: () => true,
+      }),
     }));
     for (let i = 0; i < entries.length; i += 2000)
       await rememberAssignments(t.deps.database.db, entries.slice(i, i + 2000));

@@ -42,9 +42,9 @@ export async function findJourney(
     .from(journeys)
     .where(and(eq(journeys.tenantId, tenantId), eq(journeys.id, id)))
     .limit(1);
-  // NO KEY UPDATE, not UPDATE: the foreign keys of enrollment, visit and timer rows take KEY SHARE
-  // on the journey, so event processing and the timer job (which lock an enrollment first) never
-  // wait for a lifecycle change holding the journey, and cannot deadlock with it.
+  // NO KEY UPDATE, not UPDATE: the foreign key of a new enrollment row takes KEY SHARE on the
+  // journey, so event processing and sessions (which lock an enrollment first) never wait for a
+  // lifecycle change holding the journey, and cannot deadlock with it.
   const [row] = opts.lock ? await query.for('no key update') : await query;
   return row ?? null;
 }

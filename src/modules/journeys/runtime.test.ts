@@ -7,6 +7,7 @@ import { rawQuery } from '../../db/raw.js';
 import { journeyStats } from '../../engine/journeys/analytics.js';
 import { chooseBranch, splitBucket } from '../../engine/journeys/machine.js';
 import { processPendingEvents } from '../events/processor.js';
+import { journeyDelivery } from './runtime/delivery.js';
 import { JOURNEY_ARCHIVE_SWEEP } from './runtime/sweep.js';
 import { JOURNEY_TIMERS } from './runtime/timers.js';
 
@@ -332,6 +333,50 @@ describe('the engine through events, timers and sessions', () => {
     }
   });
 
+  it('a CONDITION after a WAIT branches on the traits the end user has when the timer fires', async () => {
+    const e = await env();
+    const tr = trigger('CUSTOM_EVENT', { eventName: 'signup' });
+    const wait = node('WAIT', { duration: MIN });
+    const cond = node('CONDITION', { ruleTree: { field: 'traits.vip', operator: 'eq', value: true } });
+    const yes = node('EXIT');
+    const no = node('EXIT');
+    const id = await journey(
+      e,
+      [tr, wait, cond, yes, no],
+      [edge(tr, wait), edge(wait, cond), edge(cond, yes, 'true'), edge(cond, no, 'false')],
+    );
+    await send(e, [custom('late-vip', 'signup'), custom('plain', 'signup')]);
+    // Traits change while the enrollments wait: the timer step reads them as they are then.
+    await e.sdk('POST', '/api/sdk/identify', { userId: 'late-vip', traits: { vip: true } });
+    await advance(MIN);
+    const at = Object.fromEntries((await enrollments(e, id)).map((x) => [x.endUser.userId, x.currentNodeId]));
+    expect(at).toEqual({ 'late-vip': yes.id, plain: no.id });
+  });
+
+  it('a timer row that disagrees with its enrollment fires nothing and is rewritten from the state', async () => {
+    const e = await env();
+    const { n, nodes, edges } = nurture(e.flowId);
+    const id = await journey(e, nodes, edges);
+    await send(e, [custom('stale', 'signup')]);
+    const [before] = await timers(id);
+    // A row of another visit, due now (never written by the engine: a damaged row).
+    await rawQuery(
+      t.deps.database.db,
+      `update journey_timers set visit = 7, due_at = $2 where journey_id = $1`,
+      [id, new Date(t.clock.now()).toISOString()],
+    );
+    await advance(1);
+    const [list] = [await enrollments(e, id)];
+    expect(list.map((x) => x.currentNodeId)).toEqual([n.wait.id]);
+    expect(await timers(id)).toEqual([before]);
+    expect(
+      await rawQuery(t.deps.database.db, 'select visit from journey_timers where journey_id = $1', [id]),
+    ).toEqual([{ visit: 1 }]);
+    // The rewritten timer fires when due.
+    await advance(MIN);
+    expect((await enrollments(e, id)).map((x) => x.currentNodeId)).toEqual([n.content.id]);
+  });
+
   it('goals: an event goal ends the enrollment goal_reached at any time; the deadline abandons it', async () => {
     const e = await env();
     const { nodes, edges } = nurture(e.flowId);
@@ -501,6 +546,101 @@ describe('the engine through events, timers and sessions', () => {
     // re-entry never: no second enrollment at the next session
     expect((await session(e, { userId: 'trial' })).journeys).toEqual([]);
     expect(await enrollments(e, id)).toHaveLength(1);
+  });
+
+  it('20 concurrent first sessions of one new user enroll once, and every answer lists that one stored enrollment', async () => {
+    const e = await env();
+    const everyone = await audience(t, e.tenant, { field: 'userId', operator: 'exists' });
+    const tr = trigger('MANUAL');
+    const content = node('CONTENT', { contentType: 'flow' }, e.flowId);
+    const ex = node('EXIT');
+    const id = await journey(e, [tr, content, ex], [edge(tr, content), edge(content, ex)], {
+      audienceId: everyone,
+      settings: { reentry: 'never' },
+    });
+    // Two instances (each its own group writer) so that both ways of losing are met: to a
+    // session of the same write, and to an enrollment the other instance committed first.
+    const other = await createTestApp({ db: t.db });
+    other.clock.set(t.clock.now());
+    const sdks = [e.sdk, sdkCall(other, await apiKeyOf(other, e.tenant))];
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const res = await sdks[i % 2]!('POST', '/api/sdk/session', { userId: 'racer' });
+        expect(res.statusCode, res.body).toBe(201);
+        return res.json().data as Awaited<ReturnType<typeof session>>;
+      }),
+    ).finally(() => other.close());
+    const stored = await rawQuery<{ id: string }>(
+      t.deps.database.db,
+      'select id from journey_enrollments where journey_id = $1',
+      [id],
+    );
+    expect(stored).toHaveLength(1);
+    const winner = stored[0]!.id;
+    for (const r of responses) {
+      // Every answer shows the enrollment that was stored, and serves its content.
+      expect(r.journeys).toEqual([
+        {
+          journeyId: id,
+          enrollmentId: winner,
+          nodeId: content.id,
+          visit: 1,
+          contentType: 'flow',
+          contentId: e.flowId,
+        },
+      ]);
+      expect(r.flows.map((f) => f.id)).toEqual([e.flowId]);
+    }
+  });
+
+  it('a refused first enrollment is answered with the stored one in progress, or with nothing (the contributor alone)', async () => {
+    const e = await env();
+    const everyone = await audience(t, e.tenant, { field: 'userId', operator: 'exists' });
+    const tr = trigger('MANUAL');
+    const content = node('CONTENT', { contentType: 'flow' }, e.flowId);
+    const ex = node('EXIT');
+    const id = await journey(e, [tr, content, ex], [edge(tr, content), edge(content, ex)], {
+      audienceId: everyone,
+      settings: { reentry: 'never' },
+    });
+    const first = await session(e, { userId: 'late' });
+    const stored = first.journeys[0]!.enrollmentId;
+    const { data } = await journeyDelivery.load(t.deps.database.db, e.tenant.tenantId);
+    // A session whose lookup did not see the stored enrollment yet decides to enroll again.
+    const decide = () =>
+      journeyDelivery.choose!(data!, null, {
+        tenantId: e.tenant.tenantId,
+        sessionId: randomUUID(),
+        endUserId: first.endUserId,
+        userId: 'late',
+        anonymousId: null,
+        url: undefined,
+        locale: undefined,
+        rules: { userId: 'late' },
+        nowMs: t.clock.now(),
+        inAudience: () => true,
+      });
+    const store = (choice: ReturnType<typeof decide>) =>
+      journeyDelivery.remember!(t.deps.database.db, [
+        { tenantId: e.tenant.tenantId, endUserId: first.endUserId, choice },
+      ]);
+    const racing = decide();
+    expect(racing.journeys).toHaveLength(1);
+    expect(racing.journeys![0]!.enrollmentId).not.toBe(stored);
+    // In progress: the stored enrollment is served in place of the refused one.
+    const [replaced] = await store(racing);
+    expect(replaced!.journeys).toEqual(first.journeys);
+    expect(replaced!.include).toEqual([e.flowId]);
+    // Ended (re-entry never): nothing of the journey is served.
+    await rawQuery(
+      t.deps.database.db,
+      `update journey_enrollments set status = 'completed', ended_at = now() where id = $1`,
+      [stored],
+    );
+    const [dropped] = await store(decide());
+    expect(dropped!.journeys).toEqual([]);
+    expect(dropped!.include).toEqual([]);
+    expect((await enrollments(e, id)).map((x) => x.id)).toEqual([stored]);
   });
 });
 

@@ -668,8 +668,13 @@ describe('POST /api/sdk/session', () => {
           withhold: [variant],
         };
       },
+      // Answers each session's choice as stored: here, its journey item under a stored id.
       async remember(_exec, entries) {
         remembered.push(entries);
+        return entries.map(({ choice }) => ({
+          ...choice,
+          journeys: choice.journeys?.map((j) => ({ ...j, enrollmentId: `stored:${j.enrollmentId}` })),
+        }));
       },
     };
     const app = await createTestApp({ modules: [...allModules, { name: 'test', delivery: [contributor] }] });
@@ -686,8 +691,15 @@ describe('POST /api/sdk/session', () => {
       expect(payload.experiments).toEqual([
         { experimentId: flowId, variantId: `data of ${tenant.tenantId}`, flowId: null },
       ]);
+      // The first session serves its choice as `remember` answered it.
       expect(payload.journeys).toEqual([
-        { journeyId: flowId, enrollmentId: flowId, nodeId: flowId, contentType: 'flow', contentId: flowId },
+        {
+          journeyId: flowId,
+          enrollmentId: `stored:${flowId}`,
+          nodeId: flowId,
+          contentType: 'flow',
+          contentId: flowId,
+        },
       ]);
       expect(facts[0]).toMatchObject({
         tenantId: tenant.tenantId,
@@ -699,13 +711,20 @@ describe('POST /api/sdk/session', () => {
       });
       expect(payload.flows.map((f) => f.id)).toEqual([flowId]);
       expect(remembered).toEqual([
-        [{ tenantId: tenant.tenantId, endUserId: payload.endUserId, items: [`first:${flowId}`] }],
+        [
+          {
+            tenantId: tenant.tenantId,
+            endUserId: payload.endUserId,
+            choice: expect.objectContaining({ remember: [`first:${flowId}`] }),
+          },
+        ],
       ]);
       // Known end user now: its state comes from the same statement; the snapshot was loaded once.
       const again = (await sdk('POST', '/api/sdk/session', { userId: 'u-x', url })).json().data as Payload;
       expect(again.experiments).toEqual([
         { experimentId: flowId, variantId: `data of ${tenant.tenantId}`, flowId: 'u-x' },
       ]);
+      expect(again.journeys).toMatchObject([{ enrollmentId: flowId }]);
       expect(remembered).toHaveLength(1);
       // Concurrent first sessions of new users: their decisions are stored together, each before its answer.
       const firsts = await Promise.all(

@@ -1,6 +1,7 @@
 import type { DatabaseHandle } from '../../db/client.js';
 import {
   audienceMatcher,
+  type ContributorChoice,
   type ContributorChooser,
   chooseSession,
   type SessionFacts,
@@ -29,21 +30,29 @@ export interface SessionEnv {
   recorder: EventRecorder;
   /** The contributors that choose per session (those with `choose`). */
   contributors: readonly DeliveryContributor[];
-  /** Per contributor with `remember`, index-aligned with `contributors`: stores through group writes. */
-  rememberers: readonly (((entry: RememberEntry) => Promise<void>) | null)[];
+  /**
+   * Per contributor with `remember`, index-aligned with `contributors`: stores through group
+   * writes, and answers the session's choice as stored.
+   */
+  rememberers: readonly (((entry: RememberEntry) => Promise<ContributorChoice>) | null)[];
 }
 
-/** One group writer per contributor that remembers (concurrent sessions' first exposures in one statement). */
+/**
+ * One group writer per contributor that remembers (concurrent sessions' first decisions in one
+ * transaction); each session gets back its own choice as stored.
+ */
 export function rememberersOf(
   database: DatabaseHandle,
   contributors: readonly DeliveryContributor[],
 ): SessionEnv['rememberers'] {
   return contributors.map((c) => {
     if (!c.remember) return null;
-    const batcher = createBatcher<RememberEntry, void>({
+    const batcher = createBatcher<RememberEntry, ContributorChoice>({
       run: async (entries) => {
-        await c.remember!(database.db, entries);
-        return entries.map(() => undefined);
+        const stored = await c.remember!(database.db, entries);
+        if (stored.length !== entries.length)
+          throw new Error(`${c.name}: remember answered ${stored.length} of ${entries.length}`);
+        return stored;
       },
     });
     return (entry) => batcher.load(entry);
@@ -174,21 +183,22 @@ export async function openSession(
     nowMs,
     inAudience,
   };
+  // First decisions are stored before the session answers, and it serves them as stored: a
+  // concurrent session of the same user may have decided first (its journey enrollment wins).
+  const decided = choosers(env, snapshot, user).map((choose) => choose(facts));
+  const endUserId = user.endUserId;
+  const choices = await Promise.all(
+    decided.map((choice, i) => {
+      const remember = env.rememberers[i];
+      if (!choice.remember?.length || !remember || endUserId === null) return choice;
+      return remember({ tenantId, endUserId, choice });
+    }),
+  );
   const choice = chooseSession(
     snapshot,
     { frequency: snapshot.frequency, user: known, url: input.url, nowMs, inAudience },
-    facts,
-    choosers(env, snapshot, user),
+    choices,
   );
-
-  if (choice.remember.length > 0 && user.endUserId !== null) {
-    const endUserId = user.endUserId;
-    await Promise.all(
-      choice.remember.map(({ contributor, items }) =>
-        env.rememberers[contributor]?.({ tenantId, endUserId, items }),
-      ),
-    );
-  }
 
   // The response is assembled from the items' pre-encoded bytes: no per-request serialization.
   const body = Buffer.concat([

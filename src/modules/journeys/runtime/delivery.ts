@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Executor } from '../../../db/client.js';
 import { rawQuery } from '../../../db/raw.js';
 import { CONTENT_TYPES, contentItems, flows, npsSurveys } from '../../../db/schema/index.js';
-import type { JourneyDue } from '../../../engine/delivery.js';
+import type { ContributorChoice, JourneyDue } from '../../../engine/delivery.js';
 import type { CompiledJourney } from '../../../engine/journeys/graph.js';
 import { dueContent, type EnrollmentState } from '../../../engine/journeys/machine.js';
 import type { GoalConfig, Reentry } from '../../../engine/journeys/schemas.js';
@@ -33,7 +33,9 @@ import { type Live, persist } from './store.js';
  *   audience they match and whose re-entry allows it: the machine runs purely on the session's
  *   facts, so content due at once is served in this same round trip; `remember` stores the
  *   enrollment before the session answers (the advisory lock and a re-read of earlier
- *   enrollments make two first sessions enroll once).
+ *   enrollments make two first sessions enroll once). A session whose enrollment was refused
+ *   (a concurrent one won) serves the winner's item instead, or nothing of that journey: an
+ *   answer never names an enrollment that was not stored.
  */
 
 interface AudienceOnly {
@@ -70,6 +72,8 @@ interface RememberItem {
   journeyId: string;
   live: Live;
   reentry: Reentry;
+  /** The snapshot's `available` (what a winning enrollment may serve instead). */
+  available: ReadonlySet<string>;
 }
 
 const flowCodec = flowRecord;
@@ -157,18 +161,77 @@ async function onDemandItems(tx: Executor, tenantId: string, refs: { id: string;
 
 const isAudienceOnly = `j.status = 'PUBLISHED' and j.trigger_type = 'MANUAL' and j.audience_id is not null`;
 
+/** The item of an in-progress enrollment waiting at a CONTENT node whose item the snapshot holds. */
+function dueOf(
+  journeyId: string,
+  enrollmentId: string,
+  w: EnrollmentState['waiting'] | undefined,
+  available: ReadonlySet<string>,
+): JourneyDue | null {
+  if (w?.kind !== 'content' || !available.has(w.contentId)) return null;
+  const { nodeId, visit, contentType, contentId } = w;
+  return { journeyId, enrollmentId, nodeId, visit, contentType, contentId };
+}
+
 function due(entry: StateEntry, data: JourneyDeliveryData): JourneyDue | null {
-  const w = entry.w;
-  if (entry.s !== 'in_progress' || w?.kind !== 'content') return null;
-  if (!data.live.has(entry.j) || !data.available.has(w.contentId)) return null;
-  return {
-    journeyId: entry.j,
-    enrollmentId: entry.e,
-    nodeId: w.nodeId,
-    visit: w.visit,
-    contentType: w.contentType,
-    contentId: w.contentId,
-  };
+  if (entry.s !== 'in_progress' || !data.live.has(entry.j)) return null;
+  return dueOf(entry.j, entry.e, entry.w, data.available);
+}
+
+/**
+ * Per refused new enrollment (by id), what its session serves instead: the enrollment of the
+ * same (journey, end user) in progress — accepted in this write, or stored before — at its due
+ * content, or nothing (null).
+ */
+async function winnersOf(
+  tx: Executor,
+  refused: RememberItem[],
+  written: Live[],
+): Promise<Map<string, JourneyDue | null>> {
+  const out = new Map<string, JourneyDue | null>();
+  if (refused.length === 0) return out;
+  const inWrite = new Map(written.map((l) => [pairKey(l.ref.journeyId, l.ref.endUserId), l]));
+  const stored = new Map<string, { id: string; waiting: EnrollmentState['waiting'] }>();
+  const elsewhere = refused.filter((i) => !inWrite.has(pairKey(i.journeyId, i.live.ref.endUserId)));
+  if (elsewhere.length > 0) {
+    const rows = await rawQuery<{
+      id: string;
+      journey_id: string;
+      end_user_id: string;
+      waiting: EnrollmentState['waiting'];
+    }>(
+      tx,
+      `select e.id, e.journey_id, e.end_user_id, e.state -> 'waiting' as waiting
+       from journey_enrollments e join unnest($1::uuid[], $2::uuid[]) as p (j, u)
+         on e.journey_id = p.j and e.end_user_id = p.u
+       where e.status = 'in_progress'`,
+      [elsewhere.map((i) => i.journeyId), elsewhere.map((i) => i.live.ref.endUserId)],
+    );
+    for (const r of rows) stored.set(pairKey(r.journey_id, r.end_user_id), r);
+  }
+  for (const item of refused) {
+    const key = pairKey(item.journeyId, item.live.ref.endUserId);
+    const won = inWrite.get(key);
+    const winner = won ? { id: won.ref.id, waiting: dueContent(won.state) } : stored.get(key);
+    out.set(
+      item.live.ref.id,
+      winner ? dueOf(item.journeyId, winner.id, winner.waiting, item.available) : null,
+    );
+  }
+  return out;
+}
+
+/** A session's choice as stored: each refused enrollment's item replaced by the winner's, or dropped. */
+function asStored(choice: ContributorChoice, winners: Map<string, JourneyDue | null>): ContributorChoice {
+  const refused = ((choice.remember ?? []) as RememberItem[]).filter((i) => winners.has(i.live.ref.id));
+  if (refused.length === 0) return choice;
+  const gone = new Set(refused.map((i) => i.live.ref.id));
+  const journeys = (choice.journeys ?? []).filter((j) => !gone.has(j.enrollmentId));
+  for (const item of refused) {
+    const winner = winners.get(item.live.ref.id);
+    if (winner && !journeys.some((j) => j.enrollmentId === winner.enrollmentId)) journeys.push(winner);
+  }
+  return { journeys, include: [...new Set(journeys.map((j) => j.contentId))] };
 }
 
 export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUserState> = {
@@ -269,17 +332,10 @@ export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUs
           facts.rules,
           newId(),
         );
-        remember.push({ journeyId: j.id, live, reentry: j.reentry });
-        const content = dueContent(live.state);
-        if (content && data.available.has(content.contentId)) {
-          journeys.push({
-            journeyId: j.id,
-            enrollmentId: live.ref.id,
-            nodeId: content.nodeId,
-            visit: content.visit,
-            contentType: content.contentType,
-            contentId: content.contentId,
-          });
+        remember.push({ journeyId: j.id, live, reentry: j.reentry, available: data.available });
+        const content = dueOf(j.id, live.ref.id, dueContent(live.state), data.available);
+        if (content) {
+          journeys.push(content);
           include.push(content.contentId);
         }
       }
@@ -288,9 +344,9 @@ export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUs
   },
 
   async remember(exec, entries) {
-    const items = entries.flatMap((e) => e.items as RememberItem[]);
-    if (items.length === 0) return;
-    await exec.transaction(async (tx) => {
+    const items = entries.flatMap((e) => (e.choice.remember ?? []) as RememberItem[]);
+    if (items.length === 0) return entries.map((e) => e.choice);
+    const winners = await exec.transaction(async (tx) => {
       const previous = await lockAndReadPrevious(
         tx,
         items.map((i) => ({ journeyId: i.journeyId, endUserId: i.live.ref.endUserId })),
@@ -306,7 +362,14 @@ export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUs
           { status: 'in_progress', enrolledAt: item.live.ref.enrolledAt, endedAt: null },
         ]);
       }
-      await persist(tx, accepted);
+      const written = await persist(tx, accepted);
+      const ok = new Set(written.map((l) => l.ref.id));
+      return winnersOf(
+        tx,
+        items.filter((i) => !ok.has(i.live.ref.id)),
+        written,
+      );
     });
+    return entries.map((e) => asStored(e.choice, winners));
   },
 };

@@ -37,6 +37,7 @@ export function startEnrollment(
   const live: Live = {
     ref: { id, ...who, enrolledAt: nowMs, isNew: true },
     state: initialEnrollmentState(),
+    stored: null,
     effects: [],
     changed: false,
   };

@@ -18,7 +18,7 @@ import {
   startEnrollment,
 } from './enroll.js';
 import { graphsOf } from './graphs.js';
-import { feed, type Live, persist, refOf } from './store.js';
+import { feed, type Live, persist, storedLive } from './store.js';
 
 /**
  * The journeys' event effect: what accepted SDK events do to enrollments, inside the event
@@ -186,7 +186,7 @@ async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Prom
     else activeByUser.set(endUserId, [live]);
   };
   for (const row of active) {
-    const live: Live = { ref: refOf(row), state: row.state, effects: [], changed: false };
+    const live = storedLive(row);
     lives.push(live);
     addActive(row.end_user_id, live);
   }

@@ -1,22 +1,25 @@
 import type { DatabaseHandle, Executor } from '../../../db/client.js';
 import { preparedQuery } from '../../../db/prepared.js';
-import { columnsOf, rawQuery } from '../../../db/raw.js';
+import { rawQuery } from '../../../db/raw.js';
 import type { Job } from '../../../deps.js';
-import type { EnrollmentState } from '../../../engine/journeys/machine.js';
+import { type EnrollmentState, readsContext } from '../../../engine/journeys/machine.js';
 import type { GoalConfig } from '../../../engine/journeys/schemas.js';
+import type { RuleContext } from '../../../engine/rules.js';
 import { ruleContextFor } from './enroll.js';
 import { graphsOf } from './graphs.js';
-import { feed, type Live, persist, refOf } from './store.js';
+import { feed, type Live, persist, storedLive } from './store.js';
 
 /**
  * The timer job: fires due WAIT timers, WAIT_FOR_EVENT timeouts and goal deadlines.
  *
  * Each chunk is one transaction: it claims due timers together with their enrollments
  * (`FOR UPDATE OF t, e SKIP LOCKED`: an instance never waits for a row another holds, and never
- * takes a timer another instance has), deletes them, steps each enrollment through the pure
- * machine and writes the result (`persist`). The timer disappears in the same commit as the step
- * it caused, so a timer fires once across any number of instances, and a crash before the commit
- * leaves it due for the next run. A timer whose input no longer applies (stale) is just deleted.
+ * takes a timer another instance has), steps each enrollment through the pure machine and writes
+ * the result (`persist`), which replaces the fired timer by the new state's (a fired WAIT's row
+ * becomes the next wait's, or is deleted). The timer changes in the same commit as the step it
+ * caused, so it fires once across any number of instances, and a crash before the commit leaves
+ * it due for the next run. A timer whose input no longer applies (stale) makes the enrollment's
+ * timers rewritten from its state.
  */
 
 interface Claimed {
@@ -27,31 +30,37 @@ interface Claimed {
   tenant_id: string;
   journey_id: string;
   end_user_id: string;
-  enrolled_at: string;
+  enrolled_at: number;
   state: EnrollmentState;
-  external_id: string | null;
-  traits: Record<string, unknown> | null;
 }
 
+// Ordered by the due_at index (the earliest first, no sort of every due row); the end user is
+// read afterwards, only for the journeys whose steps read traits.
 const CLAIM = `select t.enrollment_id, t.kind, t.node_id, t.visit, e.tenant_id, e.journey_id, e.end_user_id,
-    e.enrolled_at, e.state, u.external_id, u.traits
+    (extract(epoch from e.enrolled_at) * 1000)::float8 as enrolled_at, e.state
   from journey_timers t
   join journey_enrollments e on e.id = t.enrollment_id
-  left join end_users u on u.id = e.end_user_id
   where t.due_at <= $1
   order by t.due_at limit $2
   for update of t, e skip locked`;
+
+/** Rule contexts of the end users whose enrollments are stepped through a journey that reads them. */
+async function contextsOf(tx: Executor, endUserIds: string[]): Promise<Map<string, RuleContext>> {
+  const out = new Map<string, RuleContext>();
+  if (endUserIds.length === 0) return out;
+  const rows = await rawQuery<{
+    id: string;
+    external_id: string | null;
+    traits: Record<string, unknown> | null;
+  }>(tx, 'select id, external_id, traits from end_users where id = any($1::uuid[])', [endUserIds]);
+  for (const r of rows) out.set(r.id, ruleContextFor(r.external_id, r.traits));
+  return out;
+}
 
 /** Fires up to `limit` due timers in one transaction; returns how many were claimed. */
 export async function fireTimerChunk(tx: Executor, now: Date, limit: number): Promise<number> {
   const claimed = await preparedQuery<Claimed>(tx, CLAIM, [now.toISOString(), limit]);
   if (claimed.length === 0) return 0;
-  await rawQuery(
-    tx,
-    `delete from journey_timers t using unnest($1::uuid[], $2::text[]) as c (id, kind)
-     where t.enrollment_id = c.id and t.kind = c.kind`,
-    columnsOf(claimed, ['enrollment_id', 'kind']),
-  );
   const heads = await rawQuery<{ id: string; canvas_version: number; goal_config: GoalConfig | null }>(
     tx,
     'select id, canvas_version, goal_config from journeys where id = any($1::uuid[])',
@@ -61,22 +70,37 @@ export async function fireTimerChunk(tx: Executor, now: Date, limit: number): Pr
     tx,
     heads.map((h) => ({ id: h.id, canvasVersion: h.canvas_version, goalConfig: h.goal_config })),
   );
+  const reading = new Set([...graphs].filter(([, g]) => readsContext(g)).map(([id]) => id));
+  const contexts = await contextsOf(tx, [
+    ...new Set(claimed.filter((c) => reading.has(c.journey_id)).map((c) => c.end_user_id)),
+  ]);
   const lives = new Map<string, Live>();
+  const stale: Live[] = [];
   const nowMs = now.getTime();
   for (const c of claimed) {
-    const graph = graphs.get(c.journey_id);
-    if (!graph) continue;
     let live = lives.get(c.enrollment_id);
     if (!live) {
-      live = { ref: refOf({ ...c, id: c.enrollment_id }), state: c.state, effects: [], changed: false };
+      live = storedLive({
+        id: c.enrollment_id,
+        tenant_id: c.tenant_id,
+        journey_id: c.journey_id,
+        end_user_id: c.end_user_id,
+        enrolled_at: c.enrolled_at,
+        state: c.state,
+      });
       lives.set(c.enrollment_id, live);
     }
-    const context = ruleContextFor(c.external_id, c.traits);
+    const graph = graphs.get(c.journey_id);
+    if (!graph) continue; // the journey is being deleted: its enrollments go with it
     const input =
       c.kind === 'deadline'
         ? ({ type: 'deadline' } as const)
         : ({ type: 'timer', nodeId: c.node_id!, visit: c.visit } as const);
-    feed(live, graph, input, { nowMs, context });
+    if (!feed(live, graph, input, { nowMs, context: contexts.get(c.end_user_id) })) stale.push(live);
+  }
+  for (const live of stale) {
+    live.stored = null;
+    live.changed = true;
   }
   await persist(tx, [...lives.values()]);
   return claimed.length;
