@@ -2,7 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 
-/** The real service as a child process (`src/main.ts`), for tests that kill and restart it. */
+/**
+ * The real service as a child process, for tests that kill and restart it: `src/main.ts` through
+ * tsx (the sources under test, no build step), or the compiled `dist/main.js` as `npm start`
+ * runs it (`entry: 'dist'`).
+ */
 export interface ServerProcess {
   url: string;
   child: ChildProcess;
@@ -21,9 +25,13 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+export async function startServer(
+  env: Record<string, string>,
+  { entry = 'src', nodeArgs = [] }: { entry?: 'src' | 'dist'; nodeArgs?: string[] } = {},
+): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const main = entry === 'dist' ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'];
+  const child = spawn(process.execPath, [...nodeArgs, ...main], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

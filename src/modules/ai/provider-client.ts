@@ -1,14 +1,4 @@
-import {
-  APICallError,
-  embedMany,
-  generateText,
-  type JSONSchema7,
-  jsonSchema,
-  type LanguageModelUsage,
-  type ModelMessage,
-  NoObjectGeneratedError,
-  Output,
-} from 'ai';
+import type { JSONSchema7, LanguageModelUsage, ModelMessage } from 'ai';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Config } from '../../config.js';
@@ -16,9 +6,11 @@ import type { AiProviderName } from '../../db/schema/index.js';
 import { AppError } from '../../platform/errors.js';
 import { PROVIDERS, type ProviderConnection, type ProviderDef } from './providers.js';
 import { backoffMs, isRetryableStatus, retryAfterMs, shouldRetry } from './retry.js';
+import { loadAiSdk, loadedAiSdk } from './sdk.js';
 
 /**
- * Calls to an AI provider for one API request, through the Vercel AI SDK.
+ * Calls to an AI provider for one API request, through the Vercel AI SDK (imported at the first
+ * call, `sdk.ts`).
  *
  * - One deadline per request (`AI_REQUEST_TIMEOUT_MS`, 30 s by default) covers every attempt,
  *   backoff and repair: past it the request fails with 500 EXTERNAL_SERVICE_ERROR, never hangs.
@@ -83,7 +75,7 @@ const isAbort = (err: unknown) =>
 
 function classify(def: ProviderDef, err: unknown): Failure {
   if (isAbort(err) || (err instanceof Error && isAbort(err.cause))) return { kind: 'timeout' };
-  if (APICallError.isInstance(err)) {
+  if (loadedAiSdk()?.APICallError.isInstance(err)) {
     const status = err.statusCode;
     if (status !== undefined && def.rejectsKey(status, err.responseBody ?? ''))
       return { kind: 'key', status };
@@ -193,11 +185,13 @@ export function createAiClient(opts: AiClientOptions): AiClient {
   let tokensUsed = 0;
 
   /** One generation: the parsed JSON (undefined when the answer was not JSON) and the raw text. */
-  const generateJson = (request: GenerateObjectRequest<unknown>, messages: ModelMessage[]) =>
-    withRetries(scope, async (signal) => {
+  const generateJson = async (request: GenerateObjectRequest<unknown>, messages: ModelMessage[]) => {
+    const { generateText, jsonSchema, NoObjectGeneratedError, Output } = await loadAiSdk();
+    const languageModel = await def.language(conn, model);
+    return withRetries(scope, async (signal) => {
       try {
         const result = await generateText({
-          model: def.language(conn, model),
+          model: languageModel,
           system: request.system,
           messages,
           output: Output.object({ schema: jsonSchema(request.modelSchema), name: request.name }),
@@ -214,6 +208,7 @@ export function createAiClient(opts: AiClientOptions): AiClient {
         return { value: undefined as unknown, text: err.text ?? '' };
       }
     });
+  };
 
   return {
     provider: opts.provider,
@@ -251,9 +246,11 @@ export function createAiClient(opts: AiClientOptions): AiClient {
       const { embedding, embeddingModel } = def;
       if (!embedding || !embeddingModel) throw new Error(`${def.label} offers no embeddings`);
       if (values.length === 0) return [];
+      const { embedMany } = await loadAiSdk();
+      const embedder = await embedding(conn, embeddingModel);
       return withRetries(scope, async (signal) => {
         const result = await embedMany({
-          model: embedding(conn, embeddingModel),
+          model: embedder,
           values,
           maxRetries: 0,
           abortSignal: signal,

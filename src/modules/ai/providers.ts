@@ -1,14 +1,13 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createGoogle } from '@ai-sdk/google';
-import { createOpenAI } from '@ai-sdk/openai';
 import type { EmbeddingModel, generateText, LanguageModel } from 'ai';
 import type { Config } from '../../config.js';
 import type { AiProviderName } from '../../db/schema/index.js';
+import { loadAnthropic, loadGoogle, loadOpenAI } from './sdk.js';
 
 /**
  * The one table of AI providers. Everything provider-specific lives in an entry: how to build
  * the AI SDK model on the configured base URL, which models to use by default, whether
  * embeddings exist, and how to verify a key with a cheap authenticated call (listing models).
+ * The provider's package is imported when its first model is built (`sdk.ts`).
  * A fourth provider is one more entry (and its name in AI_PROVIDERS).
  */
 
@@ -26,8 +25,8 @@ export interface ProviderDef {
   /** The embedding model, when the provider offers embeddings; null: retrieval is full text only. */
   embeddingModel: string | null;
   baseUrl(ai: Config['ai']): string;
-  language(conn: ProviderConnection, modelId: string): LanguageModel;
-  embedding: ((conn: ProviderConnection, modelId: string) => EmbeddingModel) | null;
+  language(conn: ProviderConnection, modelId: string): Promise<LanguageModel>;
+  embedding: ((conn: ProviderConnection, modelId: string) => Promise<EmbeddingModel>) | null;
   /** Sent with every generation call. */
   providerOptions?: ProviderOptions;
   /** The cheap authenticated request that proves a key works. */
@@ -46,8 +45,10 @@ export const PROVIDERS: Record<AiProviderName, ProviderDef> = {
     embeddingModel: 'text-embedding-3-small',
     baseUrl: (ai) => ai.openaiBaseUrl,
     // Chat Completions: the wire format OpenAI-compatible endpoints (OPENAI_BASE_URL) also speak.
-    language: (c, model) => createOpenAI({ apiKey: c.apiKey, baseURL: c.baseUrl }).chat(model),
-    embedding: (c, model) => createOpenAI({ apiKey: c.apiKey, baseURL: c.baseUrl }).embedding(model),
+    language: async (c, model) =>
+      (await loadOpenAI()).createOpenAI({ apiKey: c.apiKey, baseURL: c.baseUrl }).chat(model),
+    embedding: async (c, model) =>
+      (await loadOpenAI()).createOpenAI({ apiKey: c.apiKey, baseURL: c.baseUrl }).embedding(model),
     // Strict mode requires every property and refuses optional ones; the create schemas have both.
     providerOptions: { openai: { strictJsonSchema: false } },
     verification: (c) => ({
@@ -61,7 +62,8 @@ export const PROVIDERS: Record<AiProviderName, ProviderDef> = {
     defaultModel: 'claude-haiku-4-5',
     embeddingModel: null,
     baseUrl: (ai) => ai.anthropicBaseUrl,
-    language: (c, model) => createAnthropic({ apiKey: c.apiKey, baseURL: c.baseUrl })(model),
+    language: async (c, model) =>
+      (await loadAnthropic()).createAnthropic({ apiKey: c.apiKey, baseURL: c.baseUrl })(model),
     embedding: null,
     verification: (c) => ({
       url: `${trim(c.baseUrl)}/models?limit=1`,
@@ -74,8 +76,10 @@ export const PROVIDERS: Record<AiProviderName, ProviderDef> = {
     defaultModel: 'gemini-2.5-flash',
     embeddingModel: 'gemini-embedding-001',
     baseUrl: (ai) => ai.geminiBaseUrl,
-    language: (c, model) => createGoogle({ apiKey: c.apiKey, baseURL: c.baseUrl })(model),
-    embedding: (c, model) => createGoogle({ apiKey: c.apiKey, baseURL: c.baseUrl }).embedding(model),
+    language: async (c, model) =>
+      (await loadGoogle()).createGoogle({ apiKey: c.apiKey, baseURL: c.baseUrl })(model),
+    embedding: async (c, model) =>
+      (await loadGoogle()).createGoogle({ apiKey: c.apiKey, baseURL: c.baseUrl }).embedding(model),
     verification: (c) => ({
       url: `${trim(c.baseUrl)}/models?pageSize=1`,
       headers: { 'x-goog-api-key': c.apiKey },
