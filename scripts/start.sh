@@ -1,0 +1,16 @@
+#!/bin/sh
+# `npm start`: the compiled service (prestart built dist/), with Node flags that bound its memory
+# (README "How npm start runs"; figures in bench/README.md "Resident memory").
+#
+# - 8 MiB semi-spaces: the young generation 32 -> 16 MiB, the same GC pause total.
+# - Embedded database only (no DATABASE_URL):
+#   - --max-old-space-size=1024: V8 collects the old generation at ~1.6x the live heap instead of
+#     ~4x, which keeps the process with PGlite's WebAssembly memory near 350 MiB under ingestion
+#     (~3% more CPU per event there; on PostgreSQL it cost ~12%, where the process stays under
+#     350 MiB without it, so it is left out there);
+#   - --no-liftoff: PGlite's WebAssembly compiled by the optimizing compiler only (~60 MiB less).
+flags="--max-semi-space-size=8"
+if [ -z "${DATABASE_URL:-}" ]; then
+  flags="$flags --max-old-space-size=1024 --no-liftoff"
+fi
+exec node $flags dist/main.js
