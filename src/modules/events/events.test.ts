@@ -90,7 +90,11 @@ describe('POST /api/sdk/events', () => {
   });
 
   it('stores the body as sent: brotli-compressed on the embedded database, text on PostgreSQL', async () => {
-    const events = Array.from({ length: 50 }, (_, i) => ({ type: 'CUSTOM', name: `e-${i}`, properties: { i } }));
+    const events = Array.from({ length: 50 }, (_, i) => ({
+      type: 'CUSTOM',
+      name: `e-${i}`,
+      properties: { i },
+    }));
     const res = await post(events);
     const row = await storedBatch(res.json().data.correlationId);
     if (t.deps.database.kind === 'pglite') {
