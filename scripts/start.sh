@@ -11,6 +11,12 @@
 #   - --no-liftoff: PGlite's WebAssembly compiled by the optimizing compiler only (~60 MiB less).
 flags="--max-semi-space-size=8"
 if [ -z "${DATABASE_URL:-}" ]; then
-  flags="$flags --max-old-space-size=1024 --no-liftoff"
+  flags="$flags --no-liftoff"
+  # An operator's own ceiling (NODE_OPTIONS=--max-old-space-size=...) wins: a command-line flag
+  # would override it.
+  case "${NODE_OPTIONS:-}" in
+    *--max-old-space-size*) ;;
+    *) flags="$flags --max-old-space-size=1024" ;;
+  esac
 fi
 exec node $flags dist/main.js

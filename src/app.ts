@@ -47,8 +47,10 @@ function awaitOwnChanges(app: FastifyInstance): void {
     await changes.ready;
   });
   // A callback hook: reads and SDK calls (the hot path) pass through without a promise.
-  app.addHook('onSend', (request, _reply, payload, done) => {
-    if (request.method === 'GET' || request.method === 'HEAD' || request.sdk) return done(null, payload);
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const changedNothing =
+      request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS';
+    if (changedNothing || request.sdk || reply.statusCode >= 400) return done(null, payload);
     changes.sync().then(
       () => done(null, payload),
       (error: Error) => done(error),
@@ -78,6 +80,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(app));
+  // CORS first: every answer, the refusals of the next hooks included, carries its headers.
+  installCors(app, deps.config.corsOrigins);
   refuseNulInUrls(app);
   installErrorHandling(app);
   installSecurityHeaders(app, {
@@ -85,7 +89,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     googleSignIn: Boolean(deps.config.google.clientId),
   });
   installGuard(app);
-  installCors(app, deps.config.corsOrigins);
   // Cookies are parsed where read (readCookie), not on every request.
   await app.register(cookie, { hook: false });
   await installOpenApi(app, {

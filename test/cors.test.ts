@@ -101,6 +101,12 @@ describe('CORS without CORS_ORIGINS (the default)', () => {
     expect(res.headers['access-control-allow-origin']).toBe('*');
   });
 
+  it('lets a foreign page read the refusals made before routing (a NUL in the URL)', async () => {
+    const res = await t.inject({ method: 'GET', url: '/api/sdk/config?x=%00', headers: { origin: SHOP } });
+    expectError(res, 400, 'VALIDATION_ERROR');
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+  });
+
   it('serves /sdk/* to any origin', async () => {
     const res = await t.inject({ method: 'GET', url: '/sdk/guidance.js', headers: { origin: SHOP } });
     expect(res.statusCode).toBe(200);

@@ -116,9 +116,9 @@ export function bindMessage(statement: string, values: readonly (string | Uint8A
   at += message.write(statement, at);
   at = message.writeUInt8(0, at);
   // one format code per parameter (0 text, 1 binary), as PGlite's own serializer writes them
-  at = message.writeInt16BE(values.length, at);
+  at = message.writeUInt16BE(values.length, at);
   for (const value of values) at = message.writeInt16BE(value instanceof Uint8Array ? 1 : 0, at);
-  at = message.writeInt16BE(values.length, at);
+  at = message.writeUInt16BE(values.length, at);
   values.forEach((value, i) => {
     at = message.writeInt32BE(lengths[i]!, at);
     if (typeof value === 'string') at += message.write(value, at);

@@ -16,8 +16,10 @@ import type { ContributorChoice, Servable, SessionFacts } from '../../engine/del
  *   must be idempotent (two first sessions of one user may both remember the same thing). Only
  *   the first session of a decision writes; later ones read it back through `userState`. It
  *   answers, per entry, the choice as stored, which is what that session serves: unchanged when
- *   its decisions were stored, revised when a concurrent session's decision won (never an answer
- *   naming something that was not stored).
+ *   its decisions were stored, revised when a concurrent session's decision won. Journeys never
+ *   answer an enrollment that was not stored; experiments answer the hashed variant, which every
+ *   session of the user computes alike (an assignment skipped because the experiment stopped in
+ *   between is served once more, then no longer).
  */
 
 /** One item a contributor serves, with what the session needs to serve and translate it. */

@@ -72,6 +72,5 @@ function answerPreflight(reply: FastifyReply, policy: Policy): void {
     .header('access-control-allow-methods', policy.methods)
     .header('access-control-allow-headers', policy.allowedHeaders)
     .header('access-control-max-age', String(PREFLIGHT_MAX_AGE))
-    .header('content-length', '0')
     .send();
 }

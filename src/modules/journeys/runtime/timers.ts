@@ -1,6 +1,6 @@
 import type { DatabaseHandle, Executor } from '../../../db/client.js';
 import { preparedQuery } from '../../../db/prepared.js';
-import { rawQuery } from '../../../db/raw.js';
+import { columnsOf, rawQuery } from '../../../db/raw.js';
 import type { Job } from '../../../deps.js';
 import { type EnrollmentState, readsContext } from '../../../engine/journeys/machine.js';
 import type { GoalConfig } from '../../../engine/journeys/schemas.js';
@@ -101,6 +101,18 @@ export async function fireTimerChunk(tx: Executor, now: Date, limit: number): Pr
   for (const live of stale) {
     live.stored = null;
     live.changed = true;
+  }
+  // A timer whose journey has no graph (being deleted) would otherwise stay due and be claimed
+  // again on every run: it is dropped (the enrollment goes with its journey).
+  const orphaned = claimed.filter((c) => !graphs.has(c.journey_id));
+  if (orphaned.length > 0) {
+    for (const c of orphaned) lives.delete(c.enrollment_id);
+    await rawQuery(
+      tx,
+      `delete from journey_timers t using unnest($1::uuid[], $2::text[]) as c (id, kind)
+       where t.enrollment_id = c.id and t.kind = c.kind`,
+      columnsOf(orphaned, ['enrollment_id', 'kind']),
+    );
   }
   await persist(tx, [...lives.values()]);
   return claimed.length;
