@@ -60,23 +60,14 @@ export function decodeEvents(
   const list = events as readonly RawEvent[];
   const receivedMs = batch.receivedAt.getTime();
   let receivedIso: string | null = null;
-  // The latest timestamp kept as sent, in the canonical form: canonical strings compare as the
-  // instants they name, so most events are settled without parsing a date.
+  // The latest timestamp kept as sent, in the canonical form.
   const latestIso = new Date(receivedMs + MAX_FUTURE_SKEW_MS).toISOString();
   const ids = derivedIds(batch.id);
   const decoded = new Array<StoredEvent>(list.length);
   for (let index = 0; index < list.length; index++) {
     const raw = list[index]!;
     const clientId = typeof raw.id === 'string';
-    const ts = raw.timestamp;
-    const settled =
-      typeof ts === 'string' &&
-      ts.length === 24 &&
-      ts >= EARLIEST_ISO &&
-      ts <= latestIso &&
-      CANONICAL_UTC.test(ts)
-        ? ts
-        : settleTimestamp(ts, receivedMs);
+    const settled = settleTimestamp(raw.timestamp, receivedMs, latestIso);
     const event: StoredEvent = {
       id: clientId ? raw.id!.toLowerCase() : ids(index),
       clientId,
@@ -109,8 +100,11 @@ export const EARLIEST_EVENT_DAY = new Date(EARLIEST_MS).toISOString().slice(0, 1
 const CANONICAL_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** The event's timestamp in UTC, or null where the receive time stands in for it. */
-function settleTimestamp(value: unknown, receivedMs: number): string | null {
+function settleTimestamp(value: unknown, receivedMs: number, latestIso: string): string | null {
   if (typeof value !== 'string') return null;
+  // Canonical strings compare as the instants they name: most are settled without parsing a date.
+  if (value.length === 24 && value >= EARLIEST_ISO && value <= latestIso && CANONICAL_UTC.test(value))
+    return value;
   const ms = Date.parse(value);
   if (!(ms >= EARLIEST_MS) || ms - receivedMs > MAX_FUTURE_SKEW_MS) return null;
   // The schema admitted only real dates and times (no 24:00, no February 30th), which in this

@@ -122,6 +122,10 @@ export async function processPendingEvents(
     else if (took < maxChunkMs * 0.75)
       sizing.targetEvents = Math.min(targetEvents, Math.ceil(current * 1.25));
   };
+  /** While ingestion is busy in this process, processing pauses as long as its last chunk took. */
+  const yieldToIngestion = async (startedAt: number) => {
+    if (ingestionBusy()) await new Promise((r) => setTimeout(r, performance.now() - startedAt));
+  };
   const retrying = await preparedQuery<{ id: string }>(deps.database.db, RETRYING, [RETRIES_PER_RUN]);
   for (const { id } of retrying) processed += (await processChunk(deps, effects, 1, id)).batches;
   const handoff = handoffOf(deps);
@@ -129,17 +133,15 @@ export async function processPendingEvents(
     for (;;) {
       const handed = handoff.take(target(), maxBatches);
       if (handed.length === 0) break;
-      const started = Date.now();
       const startedAt = performance.now();
       processed += (await processHanded(deps, effects, handed)).batches;
       adapt(startedAt);
-      if (ingestionBusy()) await new Promise((r) => setTimeout(r, Date.now() - started));
+      await yieldToIngestion(startedAt);
     }
     if (!scan()) return processed;
     handoff.overflowed = false;
   }
   for (;;) {
-    const started = Date.now();
     const startedAt = performance.now();
     const chunk = Math.max(1, Math.min(maxBatches, Math.floor(target() / sizing.eventsPerBatch)));
     const { batches, events } = await processChunk(
@@ -155,7 +157,7 @@ export async function processPendingEvents(
     // Fewer than asked: caught up. The next commit's wake brings the next chunk, so under load a
     // chunk gathers what arrived in the meantime instead of each transaction taking a few.
     if (batches < chunk) return processed;
-    if (ingestionBusy()) await new Promise((r) => setTimeout(r, Date.now() - started));
+    await yieldToIngestion(startedAt);
   }
 }
 

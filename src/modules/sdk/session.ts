@@ -187,13 +187,16 @@ export async function openSession(
   // concurrent session of the same user may have decided first (its journey enrollment wins).
   const decided = choosers(env, snapshot, user).map((choose) => choose(facts));
   const endUserId = user.endUserId;
-  const choices = await Promise.all(
-    decided.map((choice, i) => {
-      const remember = env.rememberers[i];
-      if (!choice.remember?.length || !remember || endUserId === null) return choice;
-      return remember({ tenantId, endUserId, choice });
-    }),
-  );
+  const rememberer = (choice: ContributorChoice, i: number) =>
+    choice.remember?.length && endUserId !== null ? (env.rememberers[i] ?? null) : null;
+  // Most sessions decide nothing new: no promise, no wait.
+  const choices = decided.some(rememberer)
+    ? await Promise.all(
+        decided.map(
+          (choice, i) => rememberer(choice, i)?.({ tenantId, endUserId: endUserId!, choice }) ?? choice,
+        ),
+      )
+    : decided;
   const choice = chooseSession(
     snapshot,
     { frequency: snapshot.frequency, user: known, url: input.url, nowMs, inAudience },
