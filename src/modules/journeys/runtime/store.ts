@@ -133,9 +133,9 @@ export function timersOf(ref: EnrollmentRef, state: EnrollmentState): TimerRow[]
 
 /**
  * Rows go to the database as one JSON array per statement: one `JSON.stringify` rather than an
- * escaped array literal per column, times as epoch ms. `jsonb_to_recordset` where a row carries
- * the state (parsed once, not again per value), `json_to_recordset` otherwise. The planner counts
- * 100 rows for either, so it finds each row by its key (an index probe) rather than hash-joining
+ * escaped array literal per column, times as epoch ms, read by `json_to_recordset` (the state
+ * column is json: its text is only checked, not parsed into jsonb). The planner counts
+ * 100 rows, so it finds each row by its key (an index probe) rather than hash-joining
  * against a scan of the whole table, as it did for a 2,000-element array once tables held ~10^5
  * rows.
  */
@@ -159,8 +159,8 @@ export async function persist(tx: Executor, lives: Live[]): Promise<Live[]> {
          (id, tenant_id, journey_id, end_user_id, status, current_node_id, state, enrolled_at, ended_at, goal_reached_at, updated_at)
        select u.id, u.tenant_id, u.journey_id, u.end_user_id, u.status, u.current_node_id, u.state,
          ${at('u.enrolled_at')}, ${at('u.ended_at')}, ${at('u.goal_reached_at')}, ${at('u.enrolled_at')}
-       from jsonb_to_recordset($1::jsonb) as u (id uuid, tenant_id uuid, journey_id uuid, end_user_id uuid,
-         status text, current_node_id uuid, state jsonb, enrolled_at float8, ended_at float8, goal_reached_at float8)
+       from json_to_recordset($1::json) as u (id uuid, tenant_id uuid, journey_id uuid, end_user_id uuid,
+         status text, current_node_id uuid, state json, enrolled_at float8, ended_at float8, goal_reached_at float8)
        on conflict do nothing returning id`,
       [
         rowsParam(
@@ -190,8 +190,8 @@ export async function persist(tx: Executor, lives: Live[]): Promise<Live[]> {
       tx,
       `update journey_enrollments e set status = u.status, current_node_id = u.current_node_id, state = u.state,
          ended_at = ${at('u.ended_at')}, goal_reached_at = ${at('u.goal_reached_at')}, updated_at = clock_timestamp()
-       from jsonb_to_recordset($1::jsonb)
-         as u (id uuid, status text, current_node_id uuid, state jsonb, ended_at float8, goal_reached_at float8)
+       from json_to_recordset($1::json)
+         as u (id uuid, status text, current_node_id uuid, state json, ended_at float8, goal_reached_at float8)
        where e.id = u.id`,
       [
         rowsParam(
@@ -338,7 +338,7 @@ export async function stopEnrollments(tx: Executor, journeyIds: string[], now: D
     tx,
     `with stopped as (
        update journey_enrollments e set status = 'stopped', ended_at = $2, updated_at = $2,
-         state = e.state || jsonb_build_object('status', 'stopped', 'waiting', null, 'endedAt', $3::bigint)
+         state = (e.state::jsonb || jsonb_build_object('status', 'stopped', 'waiting', null, 'endedAt', $3::bigint))::json
        where e.journey_id = any($1::uuid[]) and e.status = 'in_progress'
        returning e.id),
      closed as (
