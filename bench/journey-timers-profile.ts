@@ -164,7 +164,8 @@ try {
        order by relname`,
       [],
     );
-    for (const t of tables) console.log(`rows ${t.relname}: ins ${t.ins} upd ${t.upd} (hot ${t.hot}) del ${t.del}`);
+    for (const t of tables)
+      console.log(`rows ${t.relname}: ins ${t.ins} upd ${t.upd} (hot ${t.hot}) del ${t.del}`);
   }
   print('backend cpu', backendMs);
   print('client', clientMs);

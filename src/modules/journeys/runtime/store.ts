@@ -1,5 +1,6 @@
 import type { Executor } from '../../../db/client.js';
 import { rawQuery } from '../../../db/raw.js';
+import { linesAs, quoted, textRows } from '../../../db/text-rows.js';
 import type { CompiledJourney } from '../../../engine/journeys/graph.js';
 import {
   type EnrollmentEffect,
@@ -131,21 +132,14 @@ export function timersOf(ref: EnrollmentRef, state: EnrollmentState): TimerRow[]
   return out;
 }
 
-/**
- * Rows go to the database as one JSON array per statement: one `JSON.stringify` rather than an
- * escaped array literal per column, times as epoch ms, read by `json_to_recordset` (the state
- * column is json: its text is only checked, not parsed into jsonb). The planner counts
- * 100 rows, so it finds each row by its key (an index probe) rather than hash-joining
- * against a scan of the whole table, as it did for a 2,000-element array once tables held ~10^5
- * rows.
- */
-const rowsParam = (rows: unknown[]) => JSON.stringify(rows);
 const at = (column: string) => `to_timestamp(${column} / 1000)`;
 
 /**
  * Writes what the steps of `lives` changed. New enrollments that lost a race (another in-progress
  * enrollment of the same user in the journey committed first) are dropped with their effects.
  * Returns the enrollments written.
+ *
+ * Each statement gets its rows as one text parameter (db/text-rows.ts), times as epoch ms.
  */
 export async function persist(tx: Executor, lives: Live[]): Promise<Live[]> {
   const changed = lives.filter((l) => l.changed || l.ref.isNew);
@@ -159,23 +153,22 @@ export async function persist(tx: Executor, lives: Live[]): Promise<Live[]> {
          (id, tenant_id, journey_id, end_user_id, status, current_node_id, state, enrolled_at, ended_at, goal_reached_at, updated_at)
        select u.id, u.tenant_id, u.journey_id, u.end_user_id, u.status, u.current_node_id, u.state,
          ${at('u.enrolled_at')}, ${at('u.ended_at')}, ${at('u.goal_reached_at')}, ${at('u.enrolled_at')}
-       from json_to_recordset($1::json) as u (id uuid, tenant_id uuid, journey_id uuid, end_user_id uuid,
-         status text, current_node_id uuid, state json, enrolled_at float8, ended_at float8, goal_reached_at float8)
+       from ${linesAs('$1', 'u', ['id uuid', 'tenant_id uuid', 'journey_id uuid', 'end_user_id uuid', 'status text', 'current_node_id uuid?', 'enrolled_at float8', 'ended_at float8?', 'goal_reached_at float8?', 'state json'])}
        on conflict do nothing returning id`,
       [
-        rowsParam(
-          fresh.map((l) => ({
-            id: l.ref.id,
-            tenant_id: l.ref.tenantId,
-            journey_id: l.ref.journeyId,
-            end_user_id: l.ref.endUserId,
-            status: l.state.status,
-            current_node_id: l.state.currentNodeId,
-            state: l.state,
-            enrolled_at: l.ref.enrolledAt,
-            ended_at: l.state.endedAt,
-            goal_reached_at: goalReachedAt(l.state),
-          })),
+        textRows(
+          fresh.map((l) => [
+            l.ref.id,
+            l.ref.tenantId,
+            l.ref.journeyId,
+            l.ref.endUserId,
+            l.state.status,
+            l.state.currentNodeId,
+            l.ref.enrolledAt,
+            l.state.endedAt,
+            goalReachedAt(l.state),
+            JSON.stringify(l.state),
+          ]),
         ),
       ],
     );
@@ -184,30 +177,31 @@ export async function persist(tx: Executor, lives: Live[]): Promise<Live[]> {
       written = changed.filter((l) => !l.ref.isNew || ok.has(l.ref.id));
     }
   }
+  // Visits before the enrollments' update: their foreign key check then locks (KEY SHARE) the
+  // row version the caller already holds FOR UPDATE, which takes no new lock.
+  await writeVisits(tx, written);
   const existing = written.filter((l) => !l.ref.isNew);
   if (existing.length > 0) {
     await rawQuery(
       tx,
       `update journey_enrollments e set status = u.status, current_node_id = u.current_node_id, state = u.state,
          ended_at = ${at('u.ended_at')}, goal_reached_at = ${at('u.goal_reached_at')}, updated_at = clock_timestamp()
-       from json_to_recordset($1::json)
-         as u (id uuid, status text, current_node_id uuid, state json, ended_at float8, goal_reached_at float8)
+       from ${linesAs('$1', 'u', ['id uuid', 'status text', 'current_node_id uuid?', 'ended_at float8?', 'goal_reached_at float8?', 'state json'])}
        where e.id = u.id`,
       [
-        rowsParam(
-          existing.map((l) => ({
-            id: l.ref.id,
-            status: l.state.status,
-            current_node_id: l.state.currentNodeId,
-            state: l.state,
-            ended_at: l.state.endedAt,
-            goal_reached_at: goalReachedAt(l.state),
-          })),
+        textRows(
+          existing.map((l) => [
+            l.ref.id,
+            l.state.status,
+            l.state.currentNodeId,
+            l.state.endedAt,
+            goalReachedAt(l.state),
+            JSON.stringify(l.state),
+          ]),
         ),
       ],
     );
   }
-  await writeVisits(tx, written);
   await writeTimers(tx, written);
   for (const l of written) {
     l.effects = [];
@@ -252,21 +246,32 @@ async function writeVisits(tx: Executor, lives: Live[]): Promise<void> {
     await rawQuery(
       tx,
       `insert into journey_node_visits (enrollment_id, node_id, visit, tenant_id, journey_id, entered_at, exited_at, edge_label)
-       select v."enrollmentId", v."nodeId", v.visit, v."tenantId", v."journeyId", ${at('v."enteredAt"')},
-         ${at('v."exitedAt"')}, v.label
-       from json_to_recordset($1::json) as v ("enrollmentId" uuid, "nodeId" uuid, visit int, "tenantId" uuid,
-         "journeyId" uuid, "enteredAt" float8, "exitedAt" float8, label text)`,
-      [rowsParam(entered)],
+       select v.enrollment_id, v.node_id, v.visit, v.tenant_id, v.journey_id, ${at('v.entered_at')}, ${at('v.exited_at')}, v.label
+       from ${linesAs('$1', 'v', ['enrollment_id uuid', 'node_id uuid', 'visit int', 'tenant_id uuid', 'journey_id uuid', 'entered_at float8', 'exited_at float8?', 'label quoted?'])}`,
+      [
+        textRows(
+          entered.map((v) => [
+            v.enrollmentId,
+            v.nodeId,
+            v.visit,
+            v.tenantId,
+            v.journeyId,
+            v.enteredAt,
+            v.exitedAt,
+            quoted(v.label),
+          ]),
+        ),
+      ],
     );
   }
   if (exitedOnly.length > 0) {
     await rawQuery(
       tx,
-      `update journey_node_visits v set exited_at = ${at('u."exitedAt"')}, edge_label = u.label
-       from json_to_recordset($1::json) as u ("enrollmentId" uuid, "nodeId" uuid, visit int, "exitedAt" float8, label text)
-       where v.enrollment_id = u."enrollmentId" and v.node_id = u."nodeId" and v.visit = u.visit
+      `update journey_node_visits v set exited_at = ${at('u.exited_at')}, edge_label = u.label
+       from ${linesAs('$1', 'u', ['enrollment_id uuid', 'node_id uuid', 'visit int', 'exited_at float8', 'label quoted?'])}
+       where v.enrollment_id = u.enrollment_id and v.node_id = u.node_id and v.visit = u.visit
          and v.exited_at is null`,
-      [rowsParam(exitedOnly)],
+      [textRows(exitedOnly.map((v) => [v.enrollmentId, v.nodeId, v.visit, v.exitedAt, quoted(v.label)]))],
     );
   }
 }
@@ -301,21 +306,24 @@ async function writeTimers(tx: Executor, lives: Live[]): Promise<void> {
   if (deletes.length > 0) {
     await rawQuery(
       tx,
-      `delete from journey_timers t using json_to_recordset($1::json) as d ("enrollmentId" uuid, kind text)
-       where t.enrollment_id = d."enrollmentId" and t.kind = d.kind`,
-      [rowsParam(deletes)],
+      `delete from journey_timers t using ${linesAs('$1', 'd', ['enrollment_id uuid', 'kind text'])}
+       where t.enrollment_id = d.enrollment_id and t.kind = d.kind`,
+      [textRows(deletes.map((d) => [d.enrollmentId, d.kind]))],
     );
   }
   if (upserts.length > 0) {
     await rawQuery(
       tx,
       `insert into journey_timers (enrollment_id, kind, tenant_id, journey_id, node_id, visit, due_at)
-       select t."enrollmentId", t.kind, t."tenantId", t."journeyId", t."nodeId", t.visit, ${at('t."dueAt"')}
-       from json_to_recordset($1::json) as t ("enrollmentId" uuid, kind text, "tenantId" uuid, "journeyId" uuid,
-         "nodeId" uuid, visit int, "dueAt" float8)
+       select t.enrollment_id, t.kind, t.tenant_id, t.journey_id, t.node_id, t.visit, ${at('t.due_at')}
+       from ${linesAs('$1', 't', ['enrollment_id uuid', 'kind text', 'tenant_id uuid', 'journey_id uuid', 'node_id uuid?', 'visit int', 'due_at float8'])}
        on conflict (enrollment_id, kind) do update
          set node_id = excluded.node_id, visit = excluded.visit, due_at = excluded.due_at`,
-      [rowsParam(upserts)],
+      [
+        textRows(
+          upserts.map((t) => [t.enrollmentId, t.kind, t.tenantId, t.journeyId, t.nodeId, t.visit, t.dueAt]),
+        ),
+      ],
     );
   }
 }
