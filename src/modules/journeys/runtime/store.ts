@@ -65,7 +65,8 @@ export function feed(
   input: EnrollmentInput,
   ctx: Omit<StepContext, 'enrollmentId'>,
 ): boolean {
-  const result = step(journey, live.state, input, { ...ctx, enrollmentId: live.ref.id });
+  const { nowMs, context, goalMet } = ctx;
+  const result = step(journey, live.state, input, { nowMs, context, goalMet, enrollmentId: live.ref.id });
   if (!result.applied) return false;
   live.state = result.state;
   live.effects.push(...result.effects);
@@ -216,11 +217,11 @@ async function writeVisits(tx: Executor, lives: Live[]): Promise<void> {
   const entered: VisitRow[] = [];
   const exitedOnly: VisitRow[] = [];
   for (const l of lives) {
-    const rows = new Map<string, VisitRow>();
+    // A step's few visits (an array: no map and no string key per effect).
+    const rows: VisitRow[] = [];
     for (const e of l.effects) {
       if (e.type !== 'nodeEntered' && e.type !== 'nodeExited') continue;
-      const key = `${e.nodeId}:${e.visit}`;
-      let row = rows.get(key);
+      let row = rows.find((r) => r.nodeId === e.nodeId && r.visit === e.visit);
       if (!row) {
         row = {
           enrollmentId: l.ref.id,
@@ -232,7 +233,7 @@ async function writeVisits(tx: Executor, lives: Live[]): Promise<void> {
           exitedAt: null,
           label: null,
         };
-        rows.set(key, row);
+        rows.push(row);
       }
       if (e.type === 'nodeEntered') row.enteredAt = e.at;
       else {
@@ -240,7 +241,7 @@ async function writeVisits(tx: Executor, lives: Live[]): Promise<void> {
         row.label = e.edgeLabel ?? null;
       }
     }
-    for (const row of rows.values()) (row.enteredAt !== null ? entered : exitedOnly).push(row);
+    for (const row of rows) (row.enteredAt !== null ? entered : exitedOnly).push(row);
   }
   if (entered.length > 0) {
     await rawQuery(
