@@ -178,9 +178,6 @@ export async function persist(tx: Executor, lives: Live[]): Promise<Live[]> {
       written = changed.filter((l) => !l.ref.isNew || ok.has(l.ref.id));
     }
   }
-  // Visits before the enrollments' update: their foreign key check then locks (KEY SHARE) the
-  // row version the caller already holds FOR UPDATE, which takes no new lock.
-  await writeVisits(tx, written);
   const existing = written.filter((l) => !l.ref.isNew);
   if (existing.length > 0) {
     await rawQuery(
@@ -203,6 +200,7 @@ export async function persist(tx: Executor, lives: Live[]): Promise<Live[]> {
       ],
     );
   }
+  await writeVisits(tx, written);
   await writeTimers(tx, written);
   for (const l of written) {
     l.effects = [];
