@@ -20,19 +20,3 @@ alter table journey_enrollments set (fillfactor = 45);
 create function text_lines(doc text) returns setof text
   language sql volatile rows 100
   as $$ select string_to_table(doc, E'\n') $$;
-
--- Every step inserts node visits, and the foreign key to the enrollment cost one more query per
--- inserted row (an index probe and a row lock: about as much as the insert itself). The rows are
--- only ever written by runtime/store.ts for an enrollment it has just inserted or holds locked,
--- so the key is kept by the writer; what the foreign key still did, deleting an enrollment's
--- visits with it (as its journey, end user or tenant is deleted), a statement trigger does.
-alter table journey_node_visits drop constraint journey_node_visits_enrollment_id_fkey;
-
-create function journey_enrollments_deleted() returns trigger language plpgsql as $$
-begin
-  delete from journey_node_visits v using gone g where v.enrollment_id = g.id;
-  return null;
-end $$;
-
-create trigger journey_node_visits_cascade after delete on journey_enrollments
-  referencing old table as gone for each statement execute function journey_enrollments_deleted();

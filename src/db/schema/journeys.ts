@@ -147,8 +147,9 @@ export const journeyEnrollments = pgTable(
 export const journeyNodeVisits = pgTable(
   'journey_node_visits',
   {
-    // No foreign key: a trigger deletes an enrollment's visits with it (migration 0057).
-    enrollmentId: uuid('enrollment_id').notNull(),
+    enrollmentId: uuid('enrollment_id')
+      .notNull()
+      .references(() => journeyEnrollments.id, { onDelete: 'cascade' }),
     nodeId: uuid('node_id').notNull(),
     visit: integer('visit').notNull(),
     // The enrollment's (no foreign keys of their own: migration 0056).
