@@ -153,6 +153,20 @@ try {
   console.log(`cpu: this process ${nodeSeconds.toFixed(2)} s (${perTimer(nodeSeconds)})`);
   if (mode === 'postgres')
     console.log(`cpu: postgres backends ${backendSeconds.toFixed(2)} s (${perTimer(backendSeconds)})`);
+  if (mode === 'postgres' && process.env.STATEMENTS) {
+    // Row writes per table (HOT: the update stayed on its page, no new index entries). The
+    // backends publish their counts at most once a second.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const tables = await rawQuery<Record<string, string>>(
+      db.db,
+      `select relname, n_tup_ins as ins, n_tup_upd as upd, n_tup_hot_upd as hot, n_tup_del as del
+       from pg_stat_user_tables where relname like 'journey%' and n_tup_ins + n_tup_upd + n_tup_del > 0
+       order by relname`,
+      [],
+    );
+    for (const t of tables)
+      console.log(`rows ${t.relname}: ins ${t.ins} upd ${t.upd} (hot ${t.hot}) del ${t.del}`);
+  }
   print('backend cpu', backendMs);
   print('client', clientMs);
   if (process.env.EXPLAIN)

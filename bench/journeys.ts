@@ -174,7 +174,7 @@ async function timersAtOneInstant(store: StandaloneStore, env: Record<string, st
     new Date(dueAt).toISOString(),
   ]);
   await db.query(
-    `update journey_enrollments set state = jsonb_set(state, '{waiting,dueAt}', to_jsonb($2::bigint))
+    `update journey_enrollments set state = jsonb_set(state::jsonb, '{waiting,dueAt}', to_jsonb($2::bigint))::json
      where journey_id = $1`,
     [seeded.journeyId, dueAt],
   );

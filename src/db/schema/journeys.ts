@@ -6,6 +6,7 @@ import {
   check,
   index,
   integer,
+  json,
   jsonb,
   pgTable,
   primaryKey,
@@ -116,7 +117,8 @@ export const journeyEnrollments = pgTable(
       .notNull()
       .default('in_progress'),
     currentNodeId: uuid('current_node_id'),
-    state: jsonb('state').$type<Record<string, unknown>>().notNull(),
+    // json, not jsonb: written and read whole, never searched (migration 0057).
+    state: json('state').$type<Record<string, unknown>>().notNull(),
     enrolledAt: ts('enrolled_at').notNull(),
     endedAt: ts('ended_at'),
     goalReachedAt: ts('goal_reached_at'),

@@ -175,10 +175,24 @@ export function step(
   ctx: StepContext,
 ): StepResult {
   if (state.status !== 'in_progress') return unchanged(state);
-  const run = new Run(journey, { ...state, visits: { ...state.visits } }, ctx);
+  const run = new Run(journey, copyOf(state), ctx);
   const applied = run.apply(input);
   return applied ? { state: run.state, effects: run.effects, applied } : unchanged(state);
 }
+
+/**
+ * A copy the step may change (the input state stays as it was). Field by field: a spread followed
+ * by more fields costs microseconds per object on Node 20, and every fired timer makes one.
+ */
+const copyOf = (s: EnrollmentState): EnrollmentState => ({
+  status: s.status,
+  currentNodeId: s.currentNodeId,
+  visits: { ...s.visits },
+  waiting: s.waiting,
+  deadlineAt: s.deadlineAt,
+  goalMetAt: s.goalMetAt,
+  endedAt: s.endedAt,
+});
 
 /** The work of one step: a mutable copy of the state and the effects so far. */
 class Run {
@@ -268,14 +282,15 @@ class Run {
   /** Records leaving a node by `label` and returns the node that edge leads to, if there is one. */
   private exit(nodeId: string, visit: number, label: string | null): string | undefined {
     const edge = edgeFrom(this.journey, nodeId, label);
-    this.effects.push({
+    const exited: Extract<EnrollmentEffect, { type: 'nodeExited' }> = {
       type: 'nodeExited',
       nodeId,
       visit,
       at: this.now,
-      ...(label !== null ? { edgeLabel: label } : {}),
-      ...(edge ? { nextNodeId: edge.targetNodeId } : {}),
-    });
+    };
+    if (label !== null) exited.edgeLabel = label;
+    if (edge) exited.nextNodeId = edge.targetNodeId;
+    this.effects.push(exited);
     return edge?.targetNodeId;
   }
 
@@ -323,28 +338,36 @@ class Run {
 
   /** Starts waiting when `node` is a waiting node; false otherwise. */
   private waitAt(node: JourneyNode, visit: number): boolean {
-    const base = { nodeId: node.id, visit, since: this.now };
+    const nodeId = node.id;
+    const since = this.now;
     switch (node.type) {
       case 'WAIT': {
-        const dueAt = this.now + node.config.duration;
-        this.state.waiting = { kind: 'timer', ...base, dueAt };
+        const dueAt = since + node.config.duration;
+        this.state.waiting = { kind: 'timer', nodeId, visit, since, dueAt };
         this.effects.push({ type: 'scheduleTimer', nodeId: node.id, visit, dueAt });
         return true;
       }
       case 'WAIT_FOR_EVENT': {
         const { eventName, timeout } = node.config;
         if (timeout === undefined) {
-          this.state.waiting = { kind: 'event', ...base, eventName };
+          this.state.waiting = { kind: 'event', nodeId, visit, since, eventName };
           return true;
         }
-        const dueAt = this.now + timeout;
-        this.state.waiting = { kind: 'event', ...base, eventName, dueAt };
+        const dueAt = since + timeout;
+        this.state.waiting = { kind: 'event', nodeId, visit, since, eventName, dueAt };
         this.effects.push({ type: 'scheduleTimer', nodeId: node.id, visit, dueAt });
         return true;
       }
       case 'CONTENT': {
         const { contentType } = node.config;
-        this.state.waiting = { kind: 'content', ...base, contentType, contentId: node.contentId };
+        this.state.waiting = {
+          kind: 'content',
+          nodeId,
+          visit,
+          since,
+          contentType,
+          contentId: node.contentId,
+        };
         this.effects.push({
           type: 'showContent',
           nodeId: node.id,

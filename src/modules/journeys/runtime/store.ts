@@ -1,5 +1,6 @@
 import type { Executor } from '../../../db/client.js';
 import { rawQuery } from '../../../db/raw.js';
+import { linesAs, quoted, textRows } from '../../../db/text-rows.js';
 import type { CompiledJourney } from '../../../engine/journeys/graph.js';
 import {
   type EnrollmentEffect,
@@ -64,7 +65,8 @@ export function feed(
   input: EnrollmentInput,
   ctx: Omit<StepContext, 'enrollmentId'>,
 ): boolean {
-  const result = step(journey, live.state, input, { ...ctx, enrollmentId: live.ref.id });
+  const { nowMs, context, goalMet } = ctx;
+  const result = step(journey, live.state, input, { nowMs, context, goalMet, enrollmentId: live.ref.id });
   if (!result.applied) return false;
   live.state = result.state;
   live.effects.push(...result.effects);
@@ -131,21 +133,14 @@ export function timersOf(ref: EnrollmentRef, state: EnrollmentState): TimerRow[]
   return out;
 }
 
-/**
- * Rows go to the database as one JSON array per statement: one `JSON.stringify` rather than an
- * escaped array literal per column, times as epoch ms. `jsonb_to_recordset` where a row carries
- * the state (parsed once, not again per value), `json_to_recordset` otherwise. The planner counts
- * 100 rows for either, so it finds each row by its key (an index probe) rather than hash-joining
- * against a scan of the whole table, as it did for a 2,000-element array once tables held ~10^5
- * rows.
- */
-const rowsParam = (rows: unknown[]) => JSON.stringify(rows);
 const at = (column: string) => `to_timestamp(${column} / 1000)`;
 
 /**
  * Writes what the steps of `lives` changed. New enrollments that lost a race (another in-progress
  * enrollment of the same user in the journey committed first) are dropped with their effects.
  * Returns the enrollments written.
+ *
+ * Each statement gets its rows as one text parameter (db/text-rows.ts), times as epoch ms.
  */
 export async function persist(tx: Executor, lives: Live[]): Promise<Live[]> {
   const changed = lives.filter((l) => l.changed || l.ref.isNew);
@@ -159,23 +154,22 @@ export async function persist(tx: Executor, lives: Live[]): Promise<Live[]> {
          (id, tenant_id, journey_id, end_user_id, status, current_node_id, state, enrolled_at, ended_at, goal_reached_at, updated_at)
        select u.id, u.tenant_id, u.journey_id, u.end_user_id, u.status, u.current_node_id, u.state,
          ${at('u.enrolled_at')}, ${at('u.ended_at')}, ${at('u.goal_reached_at')}, ${at('u.enrolled_at')}
-       from jsonb_to_recordset($1::jsonb) as u (id uuid, tenant_id uuid, journey_id uuid, end_user_id uuid,
-         status text, current_node_id uuid, state jsonb, enrolled_at float8, ended_at float8, goal_reached_at float8)
+       from ${linesAs('$1', 'u', ['id uuid', 'tenant_id uuid', 'journey_id uuid', 'end_user_id uuid', 'status text', 'current_node_id uuid?', 'enrolled_at float8', 'ended_at float8?', 'goal_reached_at float8?', 'state json'])}
        on conflict do nothing returning id`,
       [
-        rowsParam(
-          fresh.map((l) => ({
-            id: l.ref.id,
-            tenant_id: l.ref.tenantId,
-            journey_id: l.ref.journeyId,
-            end_user_id: l.ref.endUserId,
-            status: l.state.status,
-            current_node_id: l.state.currentNodeId,
-            state: l.state,
-            enrolled_at: l.ref.enrolledAt,
-            ended_at: l.state.endedAt,
-            goal_reached_at: goalReachedAt(l.state),
-          })),
+        textRows(
+          fresh.map((l) => [
+            l.ref.id,
+            l.ref.tenantId,
+            l.ref.journeyId,
+            l.ref.endUserId,
+            l.state.status,
+            l.state.currentNodeId,
+            l.ref.enrolledAt,
+            l.state.endedAt,
+            goalReachedAt(l.state),
+            JSON.stringify(l.state),
+          ]),
         ),
       ],
     );
@@ -190,19 +184,18 @@ export async function persist(tx: Executor, lives: Live[]): Promise<Live[]> {
       tx,
       `update journey_enrollments e set status = u.status, current_node_id = u.current_node_id, state = u.state,
          ended_at = ${at('u.ended_at')}, goal_reached_at = ${at('u.goal_reached_at')}, updated_at = clock_timestamp()
-       from jsonb_to_recordset($1::jsonb)
-         as u (id uuid, status text, current_node_id uuid, state jsonb, ended_at float8, goal_reached_at float8)
+       from ${linesAs('$1', 'u', ['id uuid', 'status text', 'current_node_id uuid?', 'ended_at float8?', 'goal_reached_at float8?', 'state json'])}
        where e.id = u.id`,
       [
-        rowsParam(
-          existing.map((l) => ({
-            id: l.ref.id,
-            status: l.state.status,
-            current_node_id: l.state.currentNodeId,
-            state: l.state,
-            ended_at: l.state.endedAt,
-            goal_reached_at: goalReachedAt(l.state),
-          })),
+        textRows(
+          existing.map((l) => [
+            l.ref.id,
+            l.state.status,
+            l.state.currentNodeId,
+            l.state.endedAt,
+            goalReachedAt(l.state),
+            JSON.stringify(l.state),
+          ]),
         ),
       ],
     );
@@ -222,11 +215,11 @@ async function writeVisits(tx: Executor, lives: Live[]): Promise<void> {
   const entered: VisitRow[] = [];
   const exitedOnly: VisitRow[] = [];
   for (const l of lives) {
-    const rows = new Map<string, VisitRow>();
+    // A step's few visits (an array: no map and no string key per effect).
+    const rows: VisitRow[] = [];
     for (const e of l.effects) {
       if (e.type !== 'nodeEntered' && e.type !== 'nodeExited') continue;
-      const key = `${e.nodeId}:${e.visit}`;
-      let row = rows.get(key);
+      let row = rows.find((r) => r.nodeId === e.nodeId && r.visit === e.visit);
       if (!row) {
         row = {
           enrollmentId: l.ref.id,
@@ -238,7 +231,7 @@ async function writeVisits(tx: Executor, lives: Live[]): Promise<void> {
           exitedAt: null,
           label: null,
         };
-        rows.set(key, row);
+        rows.push(row);
       }
       if (e.type === 'nodeEntered') row.enteredAt = e.at;
       else {
@@ -246,27 +239,38 @@ async function writeVisits(tx: Executor, lives: Live[]): Promise<void> {
         row.label = e.edgeLabel ?? null;
       }
     }
-    for (const row of rows.values()) (row.enteredAt !== null ? entered : exitedOnly).push(row);
+    for (const row of rows) (row.enteredAt !== null ? entered : exitedOnly).push(row);
   }
   if (entered.length > 0) {
     await rawQuery(
       tx,
       `insert into journey_node_visits (enrollment_id, node_id, visit, tenant_id, journey_id, entered_at, exited_at, edge_label)
-       select v."enrollmentId", v."nodeId", v.visit, v."tenantId", v."journeyId", ${at('v."enteredAt"')},
-         ${at('v."exitedAt"')}, v.label
-       from json_to_recordset($1::json) as v ("enrollmentId" uuid, "nodeId" uuid, visit int, "tenantId" uuid,
-         "journeyId" uuid, "enteredAt" float8, "exitedAt" float8, label text)`,
-      [rowsParam(entered)],
+       select v.enrollment_id, v.node_id, v.visit, v.tenant_id, v.journey_id, ${at('v.entered_at')}, ${at('v.exited_at')}, v.label
+       from ${linesAs('$1', 'v', ['enrollment_id uuid', 'node_id uuid', 'visit int', 'tenant_id uuid', 'journey_id uuid', 'entered_at float8', 'exited_at float8?', 'label quoted?'])}`,
+      [
+        textRows(
+          entered.map((v) => [
+            v.enrollmentId,
+            v.nodeId,
+            v.visit,
+            v.tenantId,
+            v.journeyId,
+            v.enteredAt,
+            v.exitedAt,
+            quoted(v.label),
+          ]),
+        ),
+      ],
     );
   }
   if (exitedOnly.length > 0) {
     await rawQuery(
       tx,
-      `update journey_node_visits v set exited_at = ${at('u."exitedAt"')}, edge_label = u.label
-       from json_to_recordset($1::json) as u ("enrollmentId" uuid, "nodeId" uuid, visit int, "exitedAt" float8, label text)
-       where v.enrollment_id = u."enrollmentId" and v.node_id = u."nodeId" and v.visit = u.visit
+      `update journey_node_visits v set exited_at = ${at('u.exited_at')}, edge_label = u.label
+       from ${linesAs('$1', 'u', ['enrollment_id uuid', 'node_id uuid', 'visit int', 'exited_at float8', 'label quoted?'])}
+       where v.enrollment_id = u.enrollment_id and v.node_id = u.node_id and v.visit = u.visit
          and v.exited_at is null`,
-      [rowsParam(exitedOnly)],
+      [textRows(exitedOnly.map((v) => [v.enrollmentId, v.nodeId, v.visit, v.exitedAt, quoted(v.label)]))],
     );
   }
 }
@@ -301,21 +305,24 @@ async function writeTimers(tx: Executor, lives: Live[]): Promise<void> {
   if (deletes.length > 0) {
     await rawQuery(
       tx,
-      `delete from journey_timers t using json_to_recordset($1::json) as d ("enrollmentId" uuid, kind text)
-       where t.enrollment_id = d."enrollmentId" and t.kind = d.kind`,
-      [rowsParam(deletes)],
+      `delete from journey_timers t using ${linesAs('$1', 'd', ['enrollment_id uuid', 'kind text'])}
+       where t.enrollment_id = d.enrollment_id and t.kind = d.kind`,
+      [textRows(deletes.map((d) => [d.enrollmentId, d.kind]))],
     );
   }
   if (upserts.length > 0) {
     await rawQuery(
       tx,
       `insert into journey_timers (enrollment_id, kind, tenant_id, journey_id, node_id, visit, due_at)
-       select t."enrollmentId", t.kind, t."tenantId", t."journeyId", t."nodeId", t.visit, ${at('t."dueAt"')}
-       from json_to_recordset($1::json) as t ("enrollmentId" uuid, kind text, "tenantId" uuid, "journeyId" uuid,
-         "nodeId" uuid, visit int, "dueAt" float8)
+       select t.enrollment_id, t.kind, t.tenant_id, t.journey_id, t.node_id, t.visit, ${at('t.due_at')}
+       from ${linesAs('$1', 't', ['enrollment_id uuid', 'kind text', 'tenant_id uuid', 'journey_id uuid', 'node_id uuid?', 'visit int', 'due_at float8'])}
        on conflict (enrollment_id, kind) do update
          set node_id = excluded.node_id, visit = excluded.visit, due_at = excluded.due_at`,
-      [rowsParam(upserts)],
+      [
+        textRows(
+          upserts.map((t) => [t.enrollmentId, t.kind, t.tenantId, t.journeyId, t.nodeId, t.visit, t.dueAt]),
+        ),
+      ],
     );
   }
 }
@@ -338,7 +345,7 @@ export async function stopEnrollments(tx: Executor, journeyIds: string[], now: D
     tx,
     `with stopped as (
        update journey_enrollments e set status = 'stopped', ended_at = $2, updated_at = $2,
-         state = e.state || jsonb_build_object('status', 'stopped', 'waiting', null, 'endedAt', $3::bigint)
+         state = (e.state::jsonb || jsonb_build_object('status', 'stopped', 'waiting', null, 'endedAt', $3::bigint))::json
        where e.journey_id = any($1::uuid[]) and e.status = 'in_progress'
        returning e.id),
      closed as (
