@@ -58,12 +58,19 @@ export const storedLive = (row: StoredRow & { state: EnrollmentState }): Live =>
   changed: false,
 });
 
+/**
+ * What a caller gives `feed` of the step's context. Its fields are copied one by one into the
+ * step's (no spread on the per-timer path), so this names exactly those: a field added to
+ * StepContext cannot be passed here, and silently dropped, until it is copied too.
+ */
+export type FeedContext = Pick<StepContext, 'nowMs' | 'context' | 'goalMet'>;
+
 /** Feeds one input; keeps the effects when it applied. */
 export function feed(
   live: Live,
   journey: CompiledJourney,
   input: EnrollmentInput,
-  ctx: Omit<StepContext, 'enrollmentId'>,
+  ctx: FeedContext,
 ): boolean {
   const { nowMs, context, goalMet } = ctx;
   const result = step(journey, live.state, input, { nowMs, context, goalMet, enrollmentId: live.ref.id });
