@@ -11,6 +11,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { enablePglitePrepared } from './pglite-prepared.js';
+import { yieldAfterStatements } from './pglite-turns.js';
 import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;
@@ -101,6 +102,7 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   // its exact peer range; src/db/internals.test.ts checks it loads).
   const client = await PGlite.create(dataDir, { extensions: { vector }, postgresqlconf: PGLITE_CONF });
   enablePglitePrepared(client);
+  yieldAfterStatements(client);
   const db = drizzlePglite(client, { schema }) as unknown as Database;
   let closed = false;
   return {
