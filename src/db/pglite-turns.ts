@@ -1,8 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { PGlite } from '@electric-sql/pglite';
 
-const yielding = new WeakSet<PGlite>();
-
 /**
  * Makes every statement on this PGlite instance end with a turn of the event loop.
  *
@@ -15,8 +13,6 @@ const yielding = new WeakSet<PGlite>();
  * accept, read and answer between statements; the statements and their order stay the same.
  */
 export function yieldAfterStatements(client: PGlite): void {
-  if (yielding.has(client)) return;
-  yielding.add(client);
   const execProtocolStream = client.execProtocolStream.bind(client);
   client.execProtocolStream = async (...args: Parameters<PGlite['execProtocolStream']>) => {
     const messages = await execProtocolStream(...args);
