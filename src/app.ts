@@ -1,14 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  LogController,
+  type onSendHookHandler,
+} from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppDeps } from './deps.js';
 import { installGuard } from './platform/auth/guard.js';
-import { installCors } from './platform/http/cors.js';
-import { installErrorHandling } from './platform/http/error-handler.js';
+import { corsStep } from './platform/http/cors.js';
+import { installRequestEdge } from './platform/http/edge.js';
+import { installErrorHandling, refuseWhileClosing } from './platform/http/error-handler.js';
 import { jsonBodyParser, refuseNulInUrls } from './platform/http/json-body.js';
 import { installOpenApi } from './platform/http/openapi.js';
-import { installSecurityHeaders } from './platform/http/security-headers.js';
+import { lazyRequestLogger } from './platform/http/request-logger.js';
+import { addRouteHooks } from './platform/http/route-hooks.js';
+import { securityHeadersStep } from './platform/http/security-headers.js';
 import { httpServerOptions } from './platform/http/server-options.js';
 
 declare module 'fastify' {
@@ -46,15 +54,19 @@ function awaitOwnChanges(app: FastifyInstance): void {
   app.addHook('onReady', async () => {
     await changes.ready;
   });
-  // A callback hook: reads and SDK calls (the hot path) pass through without a promise.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    const changedNothing =
-      request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS';
-    if (changedNothing || request.sdk || reply.statusCode >= 400) return done(null, payload);
+  const awaitChanges: onSendHookHandler = (_request, reply, payload, done) => {
+    if (reply.statusCode >= 400) return done(null, payload);
     changes.sync().then(
       () => done(null, payload),
       (error: Error) => done(error),
     );
+  };
+  // Only on the routes that can change something: reads and SDK calls (the hot path) run no
+  // onSend hook at all.
+  app.addHook('onRoute', (route) => {
+    const reads = [route.method].flat().every((m) => m === 'GET' || m === 'HEAD' || m === 'OPTIONS');
+    if (reads || route.config?.auth?.kind === 'apiKey') return;
+    addRouteHooks(route, 'onSend', awaitChanges, 'last');
   });
 }
 
@@ -64,6 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: deps.log as FastifyBaseLogger,
     // Per-request access lines would cost the SDK hot path; errors are logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy: deps.config.trustProxy,
     requestIdHeader: 'x-request-id',
@@ -80,14 +93,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(app));
-  // CORS first: every answer, the refusals of the next hooks included, carries its headers.
-  installCors(app, deps.config.corsOrigins);
-  refuseNulInUrls(app);
   installErrorHandling(app);
-  installSecurityHeaders(app, {
-    hsts: deps.config.cookieSecure,
-    googleSignIn: Boolean(deps.config.google.clientId),
-  });
+  // CORS first: every answer, the refusals of the next steps included, carries its headers.
+  installRequestEdge(app, [
+    corsStep(deps.config.corsOrigins),
+    securityHeadersStep(app, {
+      hsts: deps.config.cookieSecure,
+      googleSignIn: Boolean(deps.config.google.clientId),
+    }),
+    refuseWhileClosing(app),
+    refuseNulInUrls,
+  ]);
   installGuard(app);
   // Cookies are parsed where read (readCookie), not on every request.
   await app.register(cookie, { hook: false });

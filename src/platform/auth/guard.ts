@@ -1,14 +1,9 @@
 import { and, eq } from 'drizzle-orm';
-import type {
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  onRequestHookHandler,
-  RouteOptions,
-} from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { members, type Role, sessions } from '../../db/schema/index.js';
 import { safeEqual, sha256 } from '../crypto.js';
 import { AppError } from '../errors.js';
+import { addRouteHooks } from '../http/route-hooks.js';
 import type { RateScope } from '../rate-limit.js';
 import type { SdkAuth } from './api-key-auth.js';
 import { readCookie, SESSION_COOKIE } from './cookies.js';
@@ -95,34 +90,30 @@ export function installGuard(app: FastifyInstance): void {
   });
 }
 
+type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
 function attach(route: RouteOptions, policy: AuthPolicy): void {
   switch (policy.kind) {
     case 'public':
-      if (policy.rateScope !== 'none') prepend(route, 'onRequest', limitByIp(policy.rateScope));
+      if (policy.rateScope !== 'none')
+        addRouteHooks(route, 'onRequest', limitByIp(policy.rateScope), 'first');
       return;
     case 'session':
-      prepend(route, 'onRequest', [
-        limitByIp(policy.rateScope ?? 'global'),
-        authenticateSession,
-        checkRole(policy.role),
-      ]);
+      addRouteHooks(
+        route,
+        'onRequest',
+        [limitByIp(policy.rateScope ?? 'global'), authenticateSession, checkRole(policy.role)],
+        'first',
+      );
       return;
     case 'apiKey':
       // After body parsing, so `_apiKey` in a beacon body is seen; before validation, so it is stripped.
-      prepend(route, 'preValidation', authenticateApiKey);
+      addRouteHooks(route, 'preValidation', authenticateApiKey, 'first');
       return;
     case 'platformAdmin':
-      prepend(route, 'onRequest', authenticatePlatformAdmin(ADMIN_SCOPE[policy.scope]));
+      addRouteHooks(route, 'onRequest', authenticatePlatformAdmin(ADMIN_SCOPE[policy.scope]), 'first');
       return;
   }
-}
-
-type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-
-function prepend(route: RouteOptions, name: 'onRequest' | 'preValidation', hooks: Hook | Hook[]): void {
-  const existing = route[name];
-  const list = Array.isArray(existing) ? existing : existing ? [existing] : [];
-  route[name] = [...(Array.isArray(hooks) ? hooks : [hooks]), ...list] as onRequestHookHandler[];
 }
 
 /**

@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
+import { ANSWERED, type EdgeStep } from './edge.js';
 
 /**
- * Cross-origin rules, in one place, answered in an `onRequest` hook (preflights before any rate
+ * Cross-origin rules, in one place, answered first on the request edge (preflights before any rate
  * limit or authentication):
  *
  * - SDK routes (`/api/sdk/*`) and the SDK assets (`/sdk/*`) are called from customers' pages on
@@ -46,26 +47,28 @@ export function isSdkPath(url: string): boolean {
   return url.startsWith('/api/sdk/') || url.startsWith('/sdk/');
 }
 
-export function installCors(app: FastifyInstance, corsOrigins: string[]): void {
+/** The CORS step of the request edge (first: every answer, refusals included, carries its headers). */
+export function corsStep(corsOrigins: string[]): EdgeStep {
   const listed = new Set(corsOrigins);
-  app.addHook('onRequest', (request, reply, done) => {
+  return (request, reply) => {
     const sdk = isSdkPath(request.url);
     // Answers differ by Origin (CORS headers or none): caches must keep them apart.
     if (sdk || listed.size > 0) reply.header('vary', 'Origin');
     const origin = request.headers.origin;
-    if (origin === undefined) return done();
+    if (origin === undefined) return;
     const allowed = sdk ? '*' : listed.has(origin) ? origin : null;
-    if (allowed === null) return done();
+    if (allowed === null) return;
     const policy = sdk ? SDK : DASHBOARD;
     reply.header('access-control-allow-origin', allowed);
     if (policy.credentials) reply.header('access-control-allow-credentials', 'true');
     reply.header('access-control-expose-headers', EXPOSED);
-    if (request.method !== 'OPTIONS') return done();
+    if (request.method !== 'OPTIONS') return;
     answerPreflight(reply, policy);
-  });
+    return ANSWERED;
+  };
 }
 
-/** A preflight is answered here and goes no further (the reply is sent; `done` is not called). */
+/** A preflight is answered here and goes no further. */
 function answerPreflight(reply: FastifyReply, policy: Policy): void {
   reply
     .code(204)

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { AppError, type ValidationIssue } from '../errors.js';
+import type { EdgeStep } from './edge.js';
 
 /** The one place where anything thrown becomes the spec's error envelope. */
 export function installErrorHandling(app: FastifyInstance): void {
@@ -14,19 +15,6 @@ export function installErrorHandling(app: FastifyInstance): void {
     );
   });
 
-  // While the server drains (SIGTERM), new requests answer 503 in the envelope (Fastify's own
-  // return503OnClosing would answer with a body of its own); load balancers retry elsewhere.
-  let closing = false;
-  app.addHook('preClose', (done) => {
-    closing = true;
-    done();
-  });
-  app.addHook('onRequest', (_request, reply, done) => {
-    if (!closing) return done();
-    reply.header('connection', 'close');
-    done(new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down'));
-  });
-
   // An `Expect` other than 100-continue: Node would answer 417 with an empty body.
   app.server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
     const body = JSON.stringify(new AppError('EXPECTATION_FAILED').toEnvelope());
@@ -37,6 +25,24 @@ export function installErrorHandling(app: FastifyInstance): void {
     });
     res.end(body);
   });
+}
+
+/**
+ * While the server drains (SIGTERM), new requests answer 503 in the envelope (Fastify's own
+ * return503OnClosing would answer with a body of its own); load balancers retry elsewhere.
+ * A step of the request edge.
+ */
+export function refuseWhileClosing(app: FastifyInstance): EdgeStep {
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  return (_request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    return new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down');
+  };
 }
 
 /** Sends anything thrown as the envelope; 5xx are logged with their cause (never sent). */

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, type ValidationIssue } from '../errors.js';
+import type { EdgeStep } from './edge.js';
 
 type Done = (err: Error | null, body?: unknown) => void;
 export type JsonBodyParser = (request: FastifyRequest, body: string | Buffer, done: Done) => void;
@@ -155,15 +156,10 @@ function prototypeKeyPath(value: unknown, depth: number): (string | number)[] | 
   return null;
 }
 
-/** Query strings and paths with a NUL (`%00`) are refused for the same reason. */
-export function refuseNulInUrls(app: FastifyInstance): void {
-  // A callback hook: no promise per request on the hot path.
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (!request.url.includes('%00')) return done();
-    done(
-      new AppError('VALIDATION_ERROR', 'NUL characters (%00) are not accepted', [
-        { path: 'url', message: 'contains a NUL character' },
-      ]),
-    );
-  });
-}
+/** Query strings and paths with a NUL (`%00`) are refused for the same reason (a step of the request edge). */
+export const refuseNulInUrls: EdgeStep = (request) => {
+  if (!request.url.includes('%00')) return;
+  return new AppError('VALIDATION_ERROR', 'NUL characters (%00) are not accepted', [
+    { path: 'url', message: 'contains a NUL character' },
+  ]);
+};

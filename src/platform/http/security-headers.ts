@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
+import type { EdgeStep } from './edge.js';
 
 /**
  * Security headers, decided by helmet and configured for an API:
@@ -24,10 +25,10 @@ import helmet, { type HelmetOptions } from 'helmet';
  * helmet builds its middleware on every call (≈25 µs a request through @fastify/helmet,
  * measured): the header sets are computed by helmet once, at startup, and copied onto each reply.
  */
-export function installSecurityHeaders(
+export function securityHeadersStep(
   app: FastifyInstance,
   opts: { hsts: boolean; googleSignIn?: boolean },
-): void {
+): EdgeStep {
   // Google Identity Services (its script, button frame, styles and calls) when sign-in with Google is configured.
   const gsi = opts.googleSignIn ? ['https://accounts.google.com/gsi/'] : [];
   const base: HelmetOptions = {
@@ -120,10 +121,10 @@ export function installSecurityHeaders(
     return dashboard;
   };
   app.decorate('securityHeadersFor', headersFor);
-  app.addHook('onRequest', (request, reply, done) => {
+  return (request, reply) => {
     reply.headers(headersFor(request.url));
-    done();
-  });
+    return undefined;
+  };
 }
 
 declare module 'fastify' {
