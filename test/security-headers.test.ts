@@ -39,6 +39,7 @@ describe('API answers', () => {
       await get('/api/nowhere'), // 404 of the router
       await get('/api/flows/%ff'), // routing error
       await t.inject({ method: 'POST', url: '/api/auth/login', payload: '{"x":' }), // parse error
+      await get('/api/health?x=%00'), // refused on the request edge
     ];
     for (const res of answers) expectApiHeaders(res);
   });
