@@ -1,6 +1,8 @@
 import fc from 'fast-check';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { findJsonProblem, MAX_JSON_DEPTH, mayHoldBadStrings } from './json-body.js';
+import type { AppError } from '../errors.js';
+import { findJsonProblem, jsonBodyParser, MAX_JSON_DEPTH, mayHoldBadStrings } from './json-body.js';
 
 /** `{"a":{"a":…1…}}` nested `levels` deep (the outer object is level 1), as JSON text. */
 const nestedText = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
@@ -61,5 +63,56 @@ describe('findJsonProblem', () => {
         expect(mayHoldBadStrings(JSON.stringify(poisoned))).toBe(true);
       }),
     );
+  });
+});
+
+describe('jsonBodyParser', () => {
+  async function parserApp() {
+    const app = Fastify();
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(app));
+    app.setErrorHandler((err, _request, reply) => {
+      const issues = (err as AppError).details;
+      reply.code(400).send({ path: issues?.[0]?.path ?? null });
+    });
+    app.post('/', async (request) => ({ body: request.body }));
+    await app.ready();
+    return app;
+  }
+  const post = (app: FastifyInstance, payload: string) =>
+    app.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/json' }, payload });
+
+  it('parses plain bodies, escaped ones and a leading BOM alike', async () => {
+    const app = await parserApp();
+    for (const [text, value] of [
+      ['{"a":[1,"x",{"b":null}]}', { a: [1, 'x', { b: null }] }],
+      ['{"name":"constructor_clicked"}', { name: 'constructor_clicked' }],
+      ['{"s":"caf\\u00e9 \\ud83d\\ude00"}', { s: 'café 😀' }],
+      ['\ufeff{"a":1}', { a: 1 }],
+      ['', {}],
+    ] as const) {
+      const res = await post(app, text);
+      expect(res.statusCode, text).toBe(200);
+      expect(res.json().body, text).toEqual(value);
+    }
+    await app.close();
+  });
+
+  it('refuses prototype keys, spelled out or escaped, and bad strings, naming where', async () => {
+    const app = await parserApp();
+    for (const [text, path] of [
+      ['{"a":{"__proto__":{"x":1}}}', 'a.__proto__'],
+      ['{"a":{"\\u005f_proto__":{"x":1}}}', 'a.__proto__'],
+      ['{"a":{"constructor":{"prototype":{}}}}', 'a.constructor.prototype'],
+      ['{"a":["ok","nul\\u0000"]}', 'a.1'],
+      ['{"a":"lone \\ud800"}', 'a'],
+      ['{"a":1e999}', 'a'],
+      ['{"a":', null],
+    ] as const) {
+      const res = await post(app, text);
+      expect(res.statusCode, text).toBe(400);
+      expect(res.json().path, text).toBe(path);
+    }
+    await app.close();
   });
 });
