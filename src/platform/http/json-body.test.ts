@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import type { AppError } from '../errors.js';
+import type { AppError, ValidationIssue } from '../errors.js';
 import { findJsonProblem, jsonBodyParser, MAX_JSON_DEPTH, mayHoldBadStrings } from './json-body.js';
 
 /** `{"a":{"a":…1…}}` nested `levels` deep (the outer object is level 1), as JSON text. */
@@ -72,7 +72,7 @@ describe('jsonBodyParser', () => {
     app.removeContentTypeParser('application/json');
     app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(app));
     app.setErrorHandler((err, _request, reply) => {
-      const issues = (err as AppError).details;
+      const issues = (err as AppError).details as ValidationIssue[] | undefined;
       reply.code(400).send({ path: issues?.[0]?.path ?? null });
     });
     app.post('/', async (request) => ({ body: request.body }));
