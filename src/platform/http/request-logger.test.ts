@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import { lazyRequestLogger } from './request-logger.js';
@@ -10,7 +10,7 @@ async function appLoggingTo(lines: Record<string, unknown>[]) {
   );
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: lazyRequestLogger,
     genReqId: () => 'req-1',
   });
