@@ -29,13 +29,16 @@ async function appWith(steps: Record<string, EdgeStep>) {
   return { app, ran, handled: () => handled };
 }
 
+/** A step that sets a header and lets the request go on. */
+const setsHeader: EdgeStep = (_request, reply) => {
+  reply.header('x-first', '1');
+  return undefined;
+};
+
 describe('installRequestEdge', () => {
   it('runs every step in order, then the route', async () => {
     const { app, ran, handled } = await appWith({
-      first: (_q, reply) => {
-        reply.header('x-first', '1');
-        return undefined;
-      },
+      first: setsHeader,
       second: () => undefined,
     });
     const res = await app.inject('/');
@@ -47,10 +50,7 @@ describe('installRequestEdge', () => {
 
   it('stops at a refusal: the later steps and the route do not run, the error handler answers', async () => {
     const { app, ran, handled } = await appWith({
-      headers: (_q, reply) => {
-        reply.header('x-first', '1');
-        return undefined;
-      },
+      headers: setsHeader,
       refuse: () => new AppError('VALIDATION_ERROR', 'no'),
       later: () => undefined,
     });

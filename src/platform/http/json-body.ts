@@ -25,33 +25,42 @@ export function jsonBodyParser(
   onParsed?: (request: FastifyRequest, text: string, parsed: unknown) => void,
 ): JsonBodyParser {
   const parse = app.getDefaultJsonParser('error', 'error');
+  const accept = (
+    request: FastifyRequest,
+    text: string,
+    parsed: unknown,
+    checkStrings: boolean,
+    done: Done,
+  ) => {
+    const problem = findJsonProblem(parsed, checkStrings);
+    if (problem)
+      return done(new AppError('VALIDATION_ERROR', `${problem.path}: ${problem.message}`, [problem]));
+    onParsed?.(request, text, parsed);
+    done(null, parsed);
+  };
   return (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString();
     if (text.trim() === '') return done(null, {});
-    const accept = (parsed: unknown, checkStrings: boolean) => {
-      const problem = findJsonProblem(parsed, checkStrings);
-      if (problem)
-        return done(new AppError('VALIDATION_ERROR', `${problem.path}: ${problem.message}`, [problem]));
-      onParsed?.(request, text, parsed);
-      done(null, parsed);
-    };
-    const checked = () =>
-      parse(request, text, (err, parsed) => {
-        if (err) return done(prototypeKeyError(text) ?? err);
-        accept(parsed, mayHoldBadStrings(text));
-      });
     if (!needsCheckedParse(text)) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        // Fastify's parser gives the answer of record (a leading BOM, or the syntax error).
-        return checked();
-      }
-      return accept(parsed, false);
+      const parsed = parsePlain(text);
+      if (parsed !== UNPARSED) return accept(request, text, parsed, false, done);
+      // Fastify's parser gives the answer of record (a leading BOM, or the syntax error).
     }
-    checked();
+    parse(request, text, (err, parsed) => {
+      if (err) return done(prototypeKeyError(text) ?? err);
+      accept(request, text, parsed, mayHoldBadStrings(text), done);
+    });
   };
+}
+
+const UNPARSED = Symbol('unparsed');
+
+function parsePlain(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return UNPARSED;
+  }
 }
 
 /**
