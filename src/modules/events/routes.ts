@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { type FastifyPluginAsyncZod, validatorCompiler } from 'fastify-type-provider-zod';
 import { API_KEY } from '../../platform/auth/guard.js';
 import { jsonBodyParser } from '../../platform/http/json-body.js';
 import { errors } from '../../platform/http/schemas.js';
 import { newId } from '../../platform/ids.js';
+import { eventsBodyValidator } from './body-check.js';
 import { toPendingBatch } from './decode.js';
 import { checkEffectOrder } from './effect.js';
 import { handoffOf } from './handoff.js';
@@ -119,6 +120,7 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/sdk/events',
     {
       config: { auth: API_KEY },
+      validatorCompiler: eventsBodyValidator(validatorCompiler),
       schema: {
         tags: ['sdk'],
         summary: 'Submit a batch of analytics events (202 once durably stored)',
