@@ -87,6 +87,7 @@ describe('jsonBodyParser', () => {
     for (const [text, value] of [
       ['{"a":[1,"x",{"b":null}]}', { a: [1, 'x', { b: null }] }],
       ['{"name":"constructor_clicked"}', { name: 'constructor_clicked' }],
+      ['{"constructor":{"name":"x"}}', Object.fromEntries([['constructor', { name: 'x' }]])],
       ['{"s":"caf\\u00e9 \\ud83d\\ude00"}', { s: 'café 😀' }],
       ['\ufeff{"a":1}', { a: 1 }],
       ['', {}],
@@ -104,6 +105,8 @@ describe('jsonBodyParser', () => {
       ['{"a":{"__proto__":{"x":1}}}', 'a.__proto__'],
       ['{"a":{"\\u005f_proto__":{"x":1}}}', 'a.__proto__'],
       ['{"a":{"constructor":{"prototype":{}}}}', 'a.constructor.prototype'],
+      ['{"events":[{"properties":{"__proto__":null}}]}', 'events.0.properties.__proto__'],
+      ['{"__proto__":1,"a":"nul\\u0000"}', '__proto__'],
       ['{"a":["ok","nul\\u0000"]}', 'a.1'],
       ['{"a":"lone \\ud800"}', 'a'],
       ['{"a":1e999}', 'a'],
