@@ -8,6 +8,7 @@ import { decodeBatchEvents } from './decode.js';
 import type { EventEffect, ProcessedBatch } from './effect.js';
 import { handoffOf } from './handoff.js';
 import { processPendingEvents } from './processor.js';
+import { eventsAccepted } from './schema.js';
 import { EVENT_TYPES, type StoredEvent } from './types.js';
 import { storedBody } from './writer.js';
 
@@ -76,6 +77,9 @@ describe('POST /api/sdk/events', () => {
       { type: 'PAGE_VIEW', url: 'https://app.example.com/home', properties: { title: 'Home' } },
     ]);
     expect(res.statusCode).toBe(202);
+    // Written out by the handler, not by the schema's serializer: still exactly the schema's answer.
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(eventsAccepted.strict().parse(res.json())).toEqual(res.json());
     const { accepted, correlationId } = res.json().data;
     expect(accepted).toBe(1);
     expect(correlationId).toMatch(/^[0-9a-f-]{36}$/);

@@ -2,7 +2,7 @@ import { constants } from 'node:zlib';
 import compress from '@fastify/compress';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { API_KEY } from '../../platform/auth/guard.js';
-import { emptyResponse, errors } from '../../platform/http/schemas.js';
+import { emptyResponse, errors, JSON_UTF8 } from '../../platform/http/schemas.js';
 import { etagMatches } from '../../platform/http/static-assets.js';
 import { createDeliveryCache } from '../delivery/cache.js';
 import { createSessionLookup } from '../delivery/lookup.js';
@@ -19,7 +19,6 @@ import {
 import { openSession, rememberersOf } from './session.js';
 
 const tags = ['sdk'];
-const JSON_UTF8 = 'application/json; charset=utf-8';
 
 /**
  * Session answers (tens of kB of JSON) are compressed when the client accepts it: brotli at

@@ -70,6 +70,9 @@ export const idParams = z.object({ id: z.string() });
  */
 export const jsonObject = z.looseObject({});
 
+/** The Content-Type of an answer sent as pre-serialized JSON (Fastify's own for the JSON it serializes). */
+export const JSON_UTF8 = 'application/json; charset=utf-8';
+
 export const dataOf = <T extends z.ZodType>(schema: T) => z.object({ data: schema });
 
 export const listMeta = z.object({
