@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
 import { columnsOf, rawQuery } from '../../db/raw.js';
+import { isPlainObject } from '../../engine/rules.js';
 import { isUuid, newId } from '../../platform/ids.js';
 import type { EffectContext, EventEffect, ProcessedBatch } from '../events/effect.js';
 import type { StoredEvent } from '../events/types.js';
@@ -44,8 +45,6 @@ interface Pending {
   event: StoredEvent;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 const pairKey = (tenantId: string, key: string) => `${tenantId}:${key}`;
 /** A uuid, lower-cased (as the database answers it), else null. */
 const uuidOf = (v: unknown) => (typeof v === 'string' && isUuid(v) ? v.toLowerCase() : null);

@@ -39,6 +39,7 @@ export type SdkEventInput = z.infer<typeof sdkEvent>;
 export const eventsBody = z.object({
   events: z.array(sdkEvent).min(1).max(MAX_EVENTS_PER_REQUEST),
 });
+export type EventsBody = z.infer<typeof eventsBody>;
 
 export const eventsAccepted = z.object({
   data: z.object({ accepted: z.number().int(), correlationId: z.uuid() }),

@@ -107,6 +107,7 @@ describe('jsonBodyParser', () => {
       ['{"a":{"constructor":{"prototype":{}}}}', 'a.constructor.prototype'],
       ['{"events":[{"properties":{"__proto__":null}}]}', 'events.0.properties.__proto__'],
       ['{"__proto__":1,"a":"nul\\u0000"}', '__proto__'],
+      ['\ufeff{"a":{"__proto__":1}}', 'a.__proto__'],
       ['{"a":["ok","nul\\u0000"]}', 'a.1'],
       ['{"a":"lone \\ud800"}', 'a'],
       ['{"a":1e999}', 'a'],

@@ -27,7 +27,8 @@ export function jsonBodyParser(
   app: FastifyInstance,
   onParsed?: (request: FastifyRequest, text: string, parsed: unknown) => void,
 ): JsonBodyParser {
-  const parse = app.getDefaultJsonParser('error', 'error');
+  // Prototype keys are left to findJsonProblem, which names their place, whichever parser ran.
+  const parse = app.getDefaultJsonParser('ignore', 'ignore');
   const accept = (
     request: FastifyRequest,
     text: string,
@@ -44,7 +45,7 @@ export function jsonBodyParser(
   return (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString();
     if (text.trim() === '') return done(null, {});
-    const checkStrings = text.includes('\\u') && mayHoldBadStrings(text);
+    const checkStrings = mayHoldBadStrings(text);
     const parsed = parsePlain(text);
     if (parsed !== UNPARSED) return accept(request, text, parsed, checkStrings, done);
     // Fastify's parser gives the answer of record: a leading BOM, or the syntax error.
@@ -70,7 +71,8 @@ function parsePlain(text: string): unknown {
  * character): only a text with such an escape has its strings checked one by one.
  */
 const SUSPECT_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
-export const mayHoldBadStrings = (text: string): boolean => SUSPECT_ESCAPE.test(text);
+/** A substring search first: most bodies hold no `\\u` at all, and it costs less than the expression. */
+export const mayHoldBadStrings = (text: string): boolean => text.includes('\\u') && SUSPECT_ESCAPE.test(text);
 
 /**
  * The first value of a parsed JSON body that breaks a rule every field shares, as a dotted
