@@ -10,7 +10,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
-import { enablePglitePrepared } from './pglite-prepared.js';
+import { BYTEA_PARSERS, enablePglitePrepared } from './pglite-prepared.js';
 import { yieldAfterStatements } from './pglite-turns.js';
 import * as schema from './schema/index.js';
 
@@ -100,7 +100,11 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   }
   // pgvector ships as its own package for PGlite 0.5 (built for 0.5.14: package.json overrides
   // its exact peer range; src/db/internals.test.ts checks it loads).
-  const client = await PGlite.create(dataDir, { extensions: { vector }, postgresqlconf: PGLITE_CONF });
+  const client = await PGlite.create(dataDir, {
+    extensions: { vector },
+    postgresqlconf: PGLITE_CONF,
+    parsers: BYTEA_PARSERS,
+  });
   enablePglitePrepared(client);
   yieldAfterStatements(client);
   const db = drizzlePglite(client, { schema }) as unknown as Database;

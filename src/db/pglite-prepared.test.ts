@@ -1,8 +1,8 @@
-import { PGlite, protocol } from '@electric-sql/pglite';
+import { PGlite, protocol, types } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isUniqueViolation } from './errors.js';
-import { bindMessage, pglitePrepared } from './pglite-prepared.js';
+import { BYTEA_PARSERS, bindMessage, byteaFromHex, pglitePrepared } from './pglite-prepared.js';
 
 describe('pglitePrepared', () => {
   let client: PGlite;
@@ -128,5 +128,97 @@ describe('bindMessage', () => {
     );
     expect(row).toEqual({ same: true, n: Buffer.byteLength(body) });
     await client.close();
+  });
+});
+
+describe('bytea results', () => {
+  let client: PGlite;
+  let runner: ReturnType<typeof pglitePrepared>;
+
+  beforeAll(async () => {
+    client = await PGlite.create('memory://', { parsers: BYTEA_PARSERS });
+    await client.exec('create table blobs (id int primary key, label text, body bytea, at timestamptz)');
+    runner = pglitePrepared(client);
+    const raw = client.execProtocolRawStream.bind(client);
+    client.execProtocolRawStream = (...args) => {
+      rawReads++;
+      return raw(...args);
+    };
+  });
+  afterAll(() => client.close());
+
+  /** Statements run through the raw protocol (the binary path). */
+  let rawReads = 0;
+  const hex = (bytes: Uint8Array | null) => bytes && Buffer.from(bytes).toString('hex');
+  const SELECT = 'select id, label, body, at from blobs where id = any($1::int[]) order by id';
+  const edges = [
+    new Uint8Array(0),
+    Uint8Array.from([0x00]),
+    Uint8Array.from([0x5c, 0x78, 0x00, 0x5c, 0x5c, 0xff, 0x80, 0x0a, 0x27]),
+    Uint8Array.from({ length: 256 }, (_, i) => i),
+  ];
+
+  /** Stores `bodies` (the statement's bytea parameter is sent in binary) and reads them back both ways. */
+  async function roundTrip(bodies: (Uint8Array | null)[]) {
+    await client.exec('delete from blobs');
+    const at = new Date('2026-11-26T14:00:00.123Z');
+    for (const [i, body] of bodies.entries())
+      await runner.query('insert into blobs (id, label, body, at) values ($1, $2, $3, $4)', [
+        i,
+        `é${i}`,
+        body,
+        at,
+      ]);
+    const ids = bodies.map((_, i) => i);
+    const expected = bodies.map((body, i) => ({ id: i, label: `é${i}`, body: hex(body), at }));
+    const rawBefore = rawReads;
+    const inTransaction = await client.transaction(() =>
+      runner.inTransaction<{ body: Uint8Array | null }>(SELECT, [ids]),
+    );
+    expect(rawReads).toBe(rawBefore + 1);
+    const outside = await runner.query<{ body: Uint8Array | null }>(SELECT, [ids]);
+    const viaQuery = (await client.query<{ body: Uint8Array | null }>(SELECT, [ids])).rows;
+    for (const rows of [inTransaction, outside, viaQuery]) {
+      expect(rows.map((r) => ({ ...r, body: hex(r.body) }))).toEqual(expected);
+    }
+  }
+
+  it('reads bytes back as they were stored, in binary format inside a transaction and as hex outside', async () => {
+    await roundTrip([...edges, null]);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.option(fc.uint8Array({ maxLength: 40_000 }), { nil: null }), { maxLength: 6 }),
+        (bodies) => roundTrip(bodies),
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('reads a result larger than one write of the database, and no row at all', async () => {
+    const big = Uint8Array.from({ length: 100_000 }, (_, i) => (i * 7919) % 256);
+    await roundTrip([big, big, edges[2]!]);
+    await client.transaction(async () => {
+      expect(await runner.inTransaction(SELECT, [[-1]])).toEqual([]);
+    });
+  });
+
+  it('reports an error of a binary statement as PGlite does, with its code', async () => {
+    const failing = 'select id, body, 1 / (id - $1::int) as n from blobs where id = $1::int';
+    await roundTrip([edges[1]!]);
+    const err = await client.transaction(() => runner.inTransaction(failing, [0])).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(err).toMatchObject({ code: '22012', message: 'division by zero', query: failing });
+    expect(await runner.query('select id, body from blobs where id = $1::int', [0])).toEqual([
+      { id: 0, body: Buffer.from(edges[1]!) },
+    ]);
+  });
+
+  it('parses hex text into the same bytes as PGlite', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 500 }), (bytes) => {
+        const hex = `\\x${Buffer.from(bytes).toString('hex')}`;
+        expect(Uint8Array.from(byteaFromHex(hex))).toEqual(types.parsers[types.BYTEA]!(hex, types.BYTEA));
+      }),
+    );
   });
 });

@@ -19,4 +19,10 @@ export function yieldAfterStatements(client: PGlite): void {
     await nextTurn();
     return messages;
   };
+  // The prepared statements that read bytea in binary format (pglite-prepared.ts) run through this.
+  const execProtocolRawStream = client.execProtocolRawStream.bind(client);
+  client.execProtocolRawStream = async (...args: Parameters<PGlite['execProtocolRawStream']>) => {
+    await execProtocolRawStream(...args);
+    await nextTurn();
+  };
 }
