@@ -91,6 +91,34 @@ describe('keys', () => {
     expect(epochDay('1970-01-02')).toBe(1);
   });
 
+  it('map any sequence of timestamps to the days of their instants (the last UTC day is remembered)', () => {
+    const forms = [
+      (ms: number) => new Date(ms).toISOString(),
+      (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z'),
+      (ms: number) => new Date(ms).toISOString().replace('Z', '+05:30'),
+      (ms: number) => new Date(ms).toISOString().replace('Z', '-01:00'),
+      (ms: number) => new Date(ms).toISOString().slice(0, 19),
+    ];
+    const utcDayOf = (timestamp: string) => new Date(timestamp).toISOString().slice(0, 10);
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.integer({ min: 0, max: forms.length - 1 }),
+            fc.integer({ min: 0, max: 3 * 86_400_000 }),
+          ),
+          { maxLength: 30 },
+        ),
+        (stamps) => {
+          for (const [form, offset] of stamps) {
+            const timestamp = forms[form]!(Date.UTC(2026, 2, 9) + offset);
+            expect(dayOf(timestamp)).toBe(utcDayOf(timestamp));
+          }
+        },
+      ),
+    );
+  });
+
   it('give every day its own epoch day, in any order (the last day is remembered)', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 40_000 }), { maxLength: 50 }), (days) => {

@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/client.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { columnsOf, SEP, sortedByKey } from '../../db/raw.js';
-import { dayFromEpoch } from './keys.js';
+import { dayFromEpoch, type UserKeyPrefix } from './keys.js';
 
 /**
  * Distinct users over arbitrary day ranges, exactly, at a cost independent of the number of
@@ -67,21 +67,68 @@ export function encodeDays(days: number[]): { origin: number; bits: string } {
   return { origin, bits: bits.join('') };
 }
 
+/** A user's epoch days seen in a chunk, for one scope. */
+export interface UserDays {
+  tenantId: string;
+  scope: string;
+  userKey: string;
+  days: Set<number>;
+}
+
+/** The users of one (tenant, scope), by id: those of a userId and the anonymous ones apart. */
+interface ScopeUsers {
+  tenantId: string;
+  scope: string;
+  byId: Record<UserKeyPrefix, Map<string, UserDays>>;
+}
+
 /** The reach input of a chunk: new active days per (tenant, scope, user), and anonymous points. */
 export class ReachChanges {
-  /** (tenant, scope, user) → epoch days seen in the chunk. */
-  readonly users = new Map<string, { tenantId: string; scope: string; userKey: string; days: Set<number> }>();
+  /**
+   * tenant → scope → users, each looked up by the event's own id string: no key is built per
+   * event (the composite keys are built once per user, by `users`).
+   */
+  private readonly scopes = new Map<string, Map<string, ScopeUsers>>();
+  private last: ScopeUsers | undefined;
   /** (tenant, scope, day, prev) → point count change. */
   readonly points = new Map<
     string,
     { tenantId: string; scope: string; day: number; prev: number; n: number }
   >();
 
-  addUserDay(tenantId: string, scope: string, userKey: string, day: number): void {
-    const k = tenantId + SEP + scope + SEP + userKey;
-    const row = this.users.get(k);
+  /** A day of the user `prefix` + `id` (its analytics_user_days `user_key`). */
+  addUserDay(tenantId: string, scope: string, prefix: UserKeyPrefix, id: string, day: number): void {
+    const users = this.scopeUsers(tenantId, scope).byId[prefix];
+    const row = users.get(id);
     if (row) row.days.add(day);
-    else this.users.set(k, { tenantId, scope, userKey, days: new Set([day]) });
+    else users.set(id, { tenantId, scope, userKey: prefix + id, days: new Set([day]) });
+  }
+
+  private scopeUsers(tenantId: string, scope: string): ScopeUsers {
+    const last = this.last;
+    if (last && last.tenantId === tenantId && last.scope === scope) return last;
+    let byScope = this.scopes.get(tenantId);
+    if (!byScope) {
+      byScope = new Map();
+      this.scopes.set(tenantId, byScope);
+    }
+    let users = byScope.get(scope);
+    if (!users) {
+      users = { tenantId, scope, byId: { 'u:': new Map(), 'a:': new Map() } };
+      byScope.set(scope, users);
+    }
+    this.last = users;
+    return users;
+  }
+
+  /** (tenant NUL scope NUL user key) → the user's new days. */
+  users(): Map<string, UserDays> {
+    const all = new Map<string, UserDays>();
+    for (const byScope of this.scopes.values())
+      for (const { byId } of byScope.values())
+        for (const users of [byId['u:'], byId['a:']])
+          for (const row of users.values()) all.set(row.tenantId + SEP + row.scope + SEP + row.userKey, row);
+    return all;
   }
 
   /** An event without a user: a user of its own, active that day only. */
@@ -124,8 +171,9 @@ const dateOf = (n: number) => (n === FIRST_DAY ? '-infinity' : dayFromEpoch(n));
  * the point changes. Four statements whatever the chunk size.
  */
 export async function writeReach(tx: Executor, changes: ReachChanges): Promise<void> {
-  if (changes.users.size > 0) {
-    const ids = columnsOf(sortedByKey(changes.users), ['tenantId', 'scope', 'userKey']);
+  const users = changes.users();
+  if (users.size > 0) {
+    const ids = columnsOf(sortedByKey(users), ['tenantId', 'scope', 'userKey']);
     await preparedQuery(tx, PLACEHOLDERS, ids);
     const rows = await preparedQuery<{
       tenant_id: string;
@@ -136,7 +184,7 @@ export async function writeReach(tx: Executor, changes: ReachChanges): Promise<v
     }>(tx, LOCK_USERS, ids);
     const updates: { tenantId: string; scope: string; userKey: string; origin: number; bits: string }[] = [];
     for (const row of rows) {
-      const fresh = changes.users.get(row.tenant_id + SEP + row.scope + SEP + row.user_key);
+      const fresh = users.get(row.tenant_id + SEP + row.scope + SEP + row.user_key);
       if (!fresh) continue;
       const active = decodeDays(Number(row.origin), row.days);
       const changed = addActiveDays(active, fresh.days, (day, prev, n) =>

@@ -5,17 +5,18 @@ import type { EventEffect, ProcessedBatch } from '../events/effect.js';
 import type { StoredEvent } from '../events/types.js';
 import {
   ACTIVE_SCOPE,
-  activeUserKey,
+  activeUserOf,
   completedScope,
   coordinateOf,
   dayOf,
   epochDay,
   flowIdOf,
-  flowUserKey,
+  flowUserOf,
   heatmapUrl,
   selectorOf,
   stepIndexOf,
   stepScope,
+  USER_ID,
 } from './keys.js';
 import { ReachChanges, writeReach } from './reach.js';
 
@@ -38,12 +39,23 @@ interface FlowCounts {
   skipped: number;
 }
 
+interface DailyEvents {
+  tenantId: string;
+  day: string;
+  type: string;
+  n: number;
+}
+
 /** Aggregated rows, keyed by their primary key (joined with NUL) so each key is written once. */
 interface Rollups {
-  dailyEvents: Map<string, { tenantId: string; day: string; type: string; n: number }>;
+  /** (tenant NUL day) → type → row: per event, only the type is looked up (see `dailyOf`). */
+  dailyEvents: Map<string, Map<string, DailyEvents>>;
+  lastDaily: { tenantId: string; day: string; byType: Map<string, DailyEvents> } | undefined;
   flowDaily: Map<string, { tenantId: string; flowId: string; day: string } & FlowCounts>;
   /** Distinct users: active users, step reach and flow completers (see reach.ts). */
   reach: ReachChanges;
+  /** A flow's scope strings, made once per chunk: `done` and each step's. */
+  flowScopes: Map<string, { done: string; steps: string[] }>;
   heatPoints: Map<
     string,
     { tenantId: string; url: string; day: string; x: number; y: number; selector: string } & Counters
@@ -54,11 +66,44 @@ interface Rollups {
 function emptyRollups(): Rollups {
   return {
     dailyEvents: new Map(),
+    lastDaily: undefined,
     flowDaily: new Map(),
     reach: new ReachChanges(),
+    flowScopes: new Map(),
     heatPoints: new Map(),
     heatElements: new Map(),
   };
+}
+
+/** The daily counters of a tenant's day, by type (the last pair asked is kept: events come in runs). */
+function dailyOf(r: Rollups, tenantId: string, day: string): Map<string, DailyEvents> {
+  const last = r.lastDaily;
+  if (last && last.tenantId === tenantId && last.day === day) return last.byType;
+  const key = tenantId + SEP + day;
+  let byType = r.dailyEvents.get(key);
+  if (!byType) {
+    byType = new Map();
+    r.dailyEvents.set(key, byType);
+  }
+  r.lastDaily = { tenantId, day, byType };
+  return byType;
+}
+
+/** The rows of `dailyEvents` by their (tenant NUL day NUL type) key. */
+function dailyRows(r: Rollups): Map<string, DailyEvents> {
+  const rows = new Map<string, DailyEvents>();
+  for (const byType of r.dailyEvents.values())
+    for (const row of byType.values()) rows.set(row.tenantId + SEP + row.day + SEP + row.type, row);
+  return rows;
+}
+
+function flowScopesOf(r: Rollups, flowId: string): { done: string; steps: string[] } {
+  let scopes = r.flowScopes.get(flowId);
+  if (!scopes) {
+    scopes = { done: completedScope(flowId), steps: [] };
+    r.flowScopes.set(flowId, scopes);
+  }
+  return scopes;
 }
 
 const FLOW_COUNTER: Partial<Record<StoredEvent['type'], keyof FlowCounts>> = {
@@ -81,14 +126,21 @@ function addEvent(r: Rollups, tenantId: string, e: StoredEvent): void {
   // totalEvents counts what clients sent; events the service records itself (session starts,
   // IDENTIFY) still make their user active.
   if (!e.serverGenerated) {
-    const dk = tenantId + SEP + day + SEP + e.type;
-    const daily = r.dailyEvents.get(dk);
+    const byType = dailyOf(r, tenantId, day);
+    const daily = byType.get(e.type);
     if (daily) daily.n++;
-    else r.dailyEvents.set(dk, { tenantId, day, type: e.type, n: 1 });
+    else byType.set(e.type, { tenantId, day, type: e.type, n: 1 });
   }
 
-  const userKey = activeUserKey(e);
-  if (userKey !== null) r.reach.addUserDay(tenantId, ACTIVE_SCOPE, userKey, epochDay(day));
+  const user = activeUserOf(e);
+  if (user !== null)
+    r.reach.addUserDay(
+      tenantId,
+      ACTIVE_SCOPE,
+      user,
+      user === USER_ID ? e.userId! : e.anonymousId!,
+      epochDay(day),
+    );
 
   const flowCounter = FLOW_COUNTER[e.type];
   if (flowCounter || e.type === 'STEP_VIEWED') {
@@ -121,15 +173,18 @@ function addFlowEvent(
     row[counter]++;
   }
   let scope: string | null = null;
-  if (e.type === 'FLOW_COMPLETED') scope = completedScope(flowId);
+  if (e.type === 'FLOW_COMPLETED') scope = flowScopesOf(r, flowId).done;
   else if (e.type === 'STEP_VIEWED') {
     const step = stepIndexOf(e.properties);
-    if (step !== null) scope = stepScope(flowId, step);
+    if (step !== null) {
+      const { steps } = flowScopesOf(r, flowId);
+      scope = steps[step] ??= stepScope(flowId, step);
+    }
   }
   if (scope === null) return;
-  const userKey = flowUserKey(e);
-  if (userKey === null) r.reach.addLoneDay(tenantId, scope, epochDay(day));
-  else r.reach.addUserDay(tenantId, scope, userKey, epochDay(day));
+  const user = flowUserOf(e);
+  if (user === null) r.reach.addLoneDay(tenantId, scope, epochDay(day));
+  else r.reach.addUserDay(tenantId, scope, user, e.userId!, epochDay(day));
 }
 
 function addClick(
@@ -203,7 +258,7 @@ async function upsert<T>(tx: Executor, sql: string, map: Map<string, T>, pickers
 
 /** Writes aggregated rollups: one statement per counter table that has rows, four for reach. */
 async function writeRollups(tx: Executor, r: Rollups): Promise<void> {
-  await upsert(tx, UPSERT_DAILY_EVENTS, r.dailyEvents, ['tenantId', 'day', 'type', 'n']);
+  await upsert(tx, UPSERT_DAILY_EVENTS, dailyRows(r), ['tenantId', 'day', 'type', 'n']);
   await upsert(tx, UPSERT_FLOW_DAILY, r.flowDaily, [
     'tenantId',
     'flowId',
