@@ -1,4 +1,4 @@
-import { PGlite } from '@electric-sql/pglite';
+import { messages, PGlite, protocol } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.js';
 import { preparedQuery } from './prepared.js';
@@ -14,6 +14,7 @@ import { rawQuery } from './raw.js';
  */
 const PGLITE_INTERNALS = [
   'execProtocolStream',
+  'execProtocolRawStream',
   '_runExclusiveQuery',
   '_runExclusiveTransaction',
   '_checkReady',
@@ -38,6 +39,9 @@ describe('library internals the db layer relies on (pinned versions)', () => {
       const withCodecs = client as unknown as { serializers?: object; parsers?: object };
       expect(typeof withCodecs.serializers, 'PGlite changed: no `serializers` map').toBe('object');
       expect(typeof withCodecs.parsers, 'PGlite changed: no `parsers` map').toBe('object');
+      // The binary bytea path reads error responses with PGlite's own protocol parser.
+      expect(typeof protocol.Parser, 'PGlite changed: no protocol.Parser').toBe('function');
+      expect(typeof messages.DatabaseError, 'PGlite changed: no messages.DatabaseError').toBe('function');
     } finally {
       await client.close();
     }
