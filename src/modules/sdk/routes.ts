@@ -8,6 +8,7 @@ import { createDeliveryCache } from '../delivery/cache.js';
 import { createSessionLookup } from '../delivery/lookup.js';
 import { identifyEndUser } from '../end-users/identify.js';
 import { serverEvent } from '../events/recorder.js';
+import { createBodyBuffers } from './body-buffers.js';
 import { createConfigCache } from './config-cache.js';
 import {
   identifyBody,
@@ -53,6 +54,7 @@ export const sdkRoutes: FastifyPluginAsyncZod = async (app) => {
     cache: createDeliveryCache({ database: deps.database, log: deps.log, contributors }),
     contributors: choosing,
     rememberers: rememberersOf(deps.database, choosing),
+    bodies: createBodyBuffers(),
   };
 
   app.get(
@@ -131,7 +133,9 @@ export const sdkRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const { body, correlationId } = await openSession(sessionEnv, request.sdk!, request.body);
       request.correlationId = correlationId;
-      // Pre-serialized items concatenated into one string: sent as is, never re-serialized.
+      // Every byte is with the kernel (or compressed) once the response has finished.
+      reply.raw.once('finish', () => sessionEnv.bodies.give(body));
+      // Pre-serialized items written into one buffer: sent as is, never re-serialized.
       return reply
         .code(201)
         .header('X-Correlation-Id', correlationId)

@@ -14,6 +14,7 @@ import type { DeliveryContributor, RememberEntry } from '../delivery/contract.js
 import type { SessionLookup, SessionLookupFn } from '../delivery/lookup.js';
 import { type EventRecorder, serverEvent } from '../events/recorder.js';
 import type { StoredEvent } from '../events/types.js';
+import type { BodyBuffers } from './body-buffers.js';
 
 export interface SessionInput {
   userId?: string | undefined;
@@ -35,6 +36,8 @@ export interface SessionEnv {
    * writes, and answers the session's choice as stored.
    */
   rememberers: readonly (((entry: RememberEntry) => Promise<ContributorChoice>) | null)[];
+  /** Where answers are written (the caller hands each back once its response has finished). */
+  bodies: BodyBuffers;
 }
 
 /**
@@ -150,8 +153,9 @@ function choosers(env: SessionEnv, snapshot: Snapshot, user: SessionLookup): Con
  * user states and the tenant's delivery version in one read-only statement (shared with
  * concurrent sessions; an INSERT only for a new end user), records the session start through the
  * event writer (group commit) at the same time, then chooses from the delivery snapshot
- * (engine/delivery.ts) and concatenates the chosen items' pre-serialized JSON. Returns the
- * response body (bytes) and the correlationId of the stored session-start batch.
+ * (engine/delivery.ts) and writes the chosen items' pre-serialized JSON into a buffer of
+ * `env.bodies`. Returns the response body (bytes, to hand back to `env.bodies` once sent) and the
+ * correlationId of the stored session-start batch.
  */
 export async function openSession(
   env: SessionEnv,
@@ -204,14 +208,14 @@ export async function openSession(
   );
 
   // The response is assembled from the items' pre-encoded bytes: no per-request serialization.
-  const body = Buffer.concat([
-    Buffer.from(
-      `{"data":{"sessionId":"${sessionId}","endUserId":${user.endUserId ? `"${user.endUserId}"` : 'null'},"flows":[`,
-    ),
-    joinedItems(view, choice.flows, choice.content),
-    Buffer.from(
-      `],"experiments":${JSON.stringify(choice.experiments)},"journeys":${JSON.stringify(choice.journeys)}}}`,
-    ),
-  ]);
-  return { body, correlationId };
+  const head = `{"data":{"sessionId":"${sessionId}","endUserId":${user.endUserId ? `"${user.endUserId}"` : 'null'},"flows":[`;
+  const joined = joinedItems(view, choice.flows, choice.content);
+  const tail = `],"experiments":${JSON.stringify(choice.experiments)},"journeys":${JSON.stringify(choice.journeys)}}}`;
+  const headBytes = Buffer.byteLength(head);
+  const size = headBytes + joined.length + Buffer.byteLength(tail);
+  const buffer = env.bodies.take(size);
+  buffer.write(head, 0);
+  joined.copy(buffer, headBytes);
+  buffer.write(tail, headBytes + joined.length);
+  return { body: buffer.length === size ? buffer : buffer.subarray(0, size), correlationId };
 }
