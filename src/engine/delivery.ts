@@ -54,15 +54,51 @@ function urlAllows(item: Servable, url: string | undefined): boolean {
   return item.rule === null || matchUrl(url, item.rule);
 }
 
-/** Whether an item may be served now: not expired, not capped, on a matching url, in its audience. */
-export function itemAllowed(item: Servable, f: ItemFilter): boolean {
+/** Not expired, not capped: what changes with the time and the end user's item states. */
+function allowedNow(item: Servable, f: ItemFilter): boolean {
   if (item.expiresAt !== null && item.expiresAt <= f.nowMs) return false;
   if (f.user) {
     if (!f.frequency.repeatCompleted && f.user.completed.has(item.id)) return false;
     if (!f.frequency.repeatDismissed && f.user.dismissed.has(item.id)) return false;
   }
-  if (!urlAllows(item, f.url)) return false;
-  return item.audienceId === null || f.inAudience(item.audienceId);
+  return true;
+}
+
+/** On a matching url, in its audience: the same for every session of one url and rule context. */
+function allowedHere(item: Servable, url: string | undefined, inAudience: (id: string) => boolean): boolean {
+  if (!urlAllows(item, url)) return false;
+  return item.audienceId === null || inAudience(item.audienceId);
+}
+
+/** Whether an item may be served now: not expired, not capped, on a matching url, in its audience. */
+export function itemAllowed(item: Servable, f: ItemFilter): boolean {
+  return allowedNow(item, f) && allowedHere(item, f.url, f.inAudience);
+}
+
+/**
+ * The items a session may get before time, frequency caps and contributors are applied: not on
+ * demand, on a matching url, in their audience (indexes, in order). They depend only on the items,
+ * the url and the audience results, so sessions of one url and rule context can share them.
+ */
+export interface Candidates {
+  flows: number[];
+  content: number[];
+}
+
+export function candidatesOf(
+  items: { flows: readonly Servable[]; content: readonly Servable[] },
+  url: string | undefined,
+  inAudience: (audienceId: string) => boolean,
+): Candidates {
+  const of = (list: readonly Servable[]) => {
+    const out: number[] = [];
+    for (let i = 0; i < list.length; i++) {
+      const item = list[i]!;
+      if (!item.onDemand && allowedHere(item, url, inAudience)) out.push(i);
+    }
+    return out;
+  };
+  return { flows: of(items.flows), content: of(items.content) };
 }
 
 /**
@@ -148,7 +184,17 @@ function chooseList(
   filter: ItemFilter,
   withheld: ReadonlySet<string>,
   included: ReadonlySet<string>,
+  candidates: number[] | undefined,
 ): number[] {
+  // Nothing brought in on demand: the choice is the candidates still allowed now.
+  if (candidates && included.size === 0) {
+    const chosen: number[] = [];
+    for (const i of candidates) {
+      const item = items[i]!;
+      if (!withheld.has(item.id) && allowedNow(item, filter)) chosen.push(i);
+    }
+    return chosen.length === candidates.length ? candidates : chosen;
+  }
   const chosen: number[] = [];
   for (let i = 0; i < items.length; i++) {
     const item = items[i]!;
@@ -163,12 +209,15 @@ const NONE: ReadonlySet<string> = new Set();
 /**
  * The session's choice from what every contributor decided (on the same facts, and as stored
  * when a decision had to be remembered): the items allowed by the filter, less what a contributor
- * withholds, plus what one includes.
+ * withholds, plus what one includes. `candidates`, when given, must be `candidatesOf` the same
+ * items, url and audience results; a list of the choice may then be that of the candidates
+ * itself (read only).
  */
 export function chooseSession(
   items: { flows: readonly Servable[]; content: readonly Servable[] },
   filter: ItemFilter,
   choices: readonly ContributorChoice[],
+  candidates?: Candidates,
 ): SessionChoice {
   const experiments: ExperimentAssignment[] = [];
   const journeys: JourneyDue[] = [];
@@ -181,8 +230,8 @@ export function chooseSession(
     if (choice.include?.length) included = new Set([...included, ...choice.include]);
   }
   return {
-    flows: chooseList(items.flows, filter, withheld, included),
-    content: chooseList(items.content, filter, withheld, included),
+    flows: chooseList(items.flows, filter, withheld, included, candidates?.flows),
+    content: chooseList(items.content, filter, withheld, included, candidates?.content),
     experiments,
     journeys,
   };

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { DatabaseHandle, Executor } from '../../db/client.js';
 import { rawQuery } from '../../db/raw.js';
-import type { FrequencySettings, Servable } from '../../engine/delivery.js';
+import type { Candidates, FrequencySettings, Servable } from '../../engine/delivery.js';
 import type { RuleNode } from '../../engine/rules.js';
 import { loadLiveAudiences } from '../audiences/service.js';
 import { applyTranslations, loadTranslations, type TranslatedFields } from '../translations/translate.js';
@@ -56,12 +56,22 @@ export interface Snapshot {
    * that recur (anonymous visitors, the same user across pages). Bounded; dropped with the snapshot.
    */
   audienceResults: Map<string, Map<string, boolean>>;
+  /**
+   * The candidates (engine `candidatesOf`) per rule context and url, with the memo key of their
+   * joined JSON once computed. Bounded; dropped with the snapshot.
+   */
+  candidates: Map<string, SessionCandidates>;
   /** Lower-cased codes of the tenant's locales. */
   localeCodes: Set<string>;
   /** Each contributor's `data`, by contributor name. */
   parts: Map<string, unknown>;
   items: { flows: DeliveryItem[]; content: DeliveryItem[] };
   views: Map<string, Promise<LocaleView>>;
+}
+
+export interface SessionCandidates extends Candidates {
+  /** `choiceKey` of the candidates (sdk/session.ts), set on first use. */
+  key?: string;
 }
 
 export const DEFAULT_FREQUENCY: FrequencySettings = { repeatCompleted: false, repeatDismissed: false };
@@ -136,6 +146,7 @@ async function readSnapshot(
     content: content.map((i) => i.servable),
     audiences,
     audienceResults: new Map(),
+    candidates: new Map(),
     localeCodes: new Set(localeRows.map((l) => l.code.toLowerCase())),
     parts,
     items: { flows, content },

@@ -575,6 +575,35 @@ describe('POST /api/sdk/session', () => {
     }
   });
 
+  it('re-chooses for a url and rule context once a trigger, an audience or the traits change', async () => {
+    const { tenant, sdk, ids } = await setup();
+    const pro = await audience(t, tenant, { field: 'traits.plan', operator: 'eq', value: 'pro' });
+    const onA = await publishedFlow(t, tenant, {
+      name: 'On /a',
+      trigger: { type: 'URL_MATCH', config: { pattern: '/a' } },
+    });
+    const forPro = await publishedFlow(t, tenant, { name: 'Pro', audienceId: pro });
+    const at = { userId: 'u-c', url: 'https://app.test/a' };
+    // Twice: the second session is chosen from what the first left cached.
+    expect(await ids(at)).toEqual({ flows: [onA], content: [] });
+    expect(await ids(at)).toEqual({ flows: [onA], content: [] });
+
+    await dashboard(t, tenant, 'PATCH', `/api/flows/${onA}`, {
+      trigger: { type: 'URL_MATCH', config: { pattern: '/b' } },
+    });
+    expect(await ids(at)).toEqual({ flows: [], content: [] });
+    expect(await ids({ ...at, url: 'https://app.test/b' })).toEqual({ flows: [onA], content: [] });
+
+    await sdk('POST', '/api/sdk/identify', { userId: 'u-c', traits: { plan: 'pro' } });
+    expect(await ids(at)).toEqual({ flows: [forPro], content: [] });
+    await dashboard(t, tenant, 'PATCH', `/api/audiences/${pro}`, {
+      ruleTree: { field: 'traits.plan', operator: 'eq', value: 'enterprise' },
+    });
+    expect(await ids(at)).toEqual({ flows: [], content: [] });
+    await dashboard(t, tenant, 'PATCH', `/api/flows/${forPro}`, { audienceId: null });
+    expect(await ids(at)).toEqual({ flows: [forPro], content: [] });
+  });
+
   it('validates the body with exact paths', async () => {
     const { sdk } = await setup();
     const cases: [unknown, string][] = [

@@ -3,13 +3,14 @@ import {
   audienceMatcher,
   type ContributorChoice,
   type ContributorChooser,
+  candidatesOf,
   chooseSession,
   type SessionFacts,
 } from '../../engine/delivery.js';
 import type { RuleContext } from '../../engine/rules.js';
 import { createBatcher } from '../../platform/batcher.js';
 import { newId } from '../../platform/ids.js';
-import type { DeliveryCache, LocaleView, Snapshot } from '../delivery/cache.js';
+import type { DeliveryCache, LocaleView, SessionCandidates, Snapshot } from '../delivery/cache.js';
 import type { DeliveryContributor, RememberEntry } from '../delivery/contract.js';
 import type { SessionLookup, SessionLookupFn } from '../delivery/lookup.js';
 import { type EventRecorder, serverEvent } from '../events/recorder.js';
@@ -82,19 +83,44 @@ export function ruleContextOf(lookup: SessionLookup | null, input: SessionInput)
 
 const MAX_CONTEXT_KEY = 2048;
 const MAX_CONTEXTS = 1000;
+const MAX_URL_KEY = 2048;
 
-/** This request's audience results: shared with earlier requests of the same rule context. */
-function audienceMemo(snapshot: Snapshot, rules: RuleContext): Map<string, boolean> {
-  if (snapshot.audiences.size === 0) return new Map();
+/**
+ * This request's audience results, shared with earlier requests of the same rule context, and
+ * that context's key ('' when the tenant has no audience to match; null when not shared).
+ */
+function audienceMemo(
+  snapshot: Snapshot,
+  rules: RuleContext,
+): { memo: Map<string, boolean>; key: string | null } {
+  if (snapshot.audiences.size === 0) return { memo: new Map(), key: '' };
   const key = JSON.stringify([rules.userId, rules.role, rules.device, rules.traits]);
-  if (key.length > MAX_CONTEXT_KEY) return new Map();
+  if (key.length > MAX_CONTEXT_KEY) return { memo: new Map(), key: null };
   let memo = snapshot.audienceResults.get(key);
   if (!memo) {
     if (snapshot.audienceResults.size >= MAX_CONTEXTS) snapshot.audienceResults.clear();
     memo = new Map();
     snapshot.audienceResults.set(key, memo);
   }
-  return memo;
+  return { memo, key };
+}
+
+/** The items this url and rule context may get (engine `candidatesOf`), shared like the audience results. */
+function candidates(
+  snapshot: Snapshot,
+  contextKey: string | null,
+  url: string | undefined,
+  inAudience: (audienceId: string) => boolean,
+): SessionCandidates | undefined {
+  if (contextKey === null || (url?.length ?? 0) > MAX_URL_KEY) return undefined;
+  const key = url === undefined ? `${contextKey}\u0000` : `${contextKey}\u0001${url}`;
+  let found = snapshot.candidates.get(key);
+  if (!found) {
+    if (snapshot.candidates.size >= MAX_CONTEXTS) snapshot.candidates.clear();
+    found = candidatesOf(snapshot, url, inAudience);
+    snapshot.candidates.set(key, found);
+  }
+  return found;
 }
 
 const COMMA = Buffer.from(',');
@@ -107,10 +133,20 @@ function appendJoined(parts: Buffer[], items: Buffer[], chosen: number[]): void 
   }
 }
 
-/** `a,b…],"content":[c,d…` for the chosen items, from the view's pre-encoded items (memoized). */
-export function joinedItems(view: LocaleView, flows: number[], content: number[]): Buffer {
+export const choiceKey = (flows: number[], content: number[]): string =>
+  `${flows.join(',')}|${content.join(',')}`;
+
+/**
+ * `a,b…],"content":[c,d…` for the chosen items, from the view's pre-encoded items (memoized by
+ * `key`, the `choiceKey` of the choice).
+ */
+export function joinedItems(
+  view: LocaleView,
+  flows: number[],
+  content: number[],
+  key = choiceKey(flows, content),
+): Buffer {
   const memo = view.joined;
-  const key = `${flows.join(',')}|${content.join(',')}`;
   let joined = memo.byChoice.get(key);
   if (!joined) {
     const parts: Buffer[] = [];
@@ -174,7 +210,8 @@ export async function openSession(
   const view = await env.cache.view(snapshot, input.locale);
   const known = user.endUserId === null ? null : user;
   const rules = ruleContextOf(known, input);
-  const inAudience = audienceMatcher(snapshot.audiences, rules, audienceMemo(snapshot, rules));
+  const audience = audienceMemo(snapshot, rules);
+  const inAudience = audienceMatcher(snapshot.audiences, rules, audience.memo);
   const facts: SessionFacts = {
     tenantId,
     sessionId,
@@ -201,15 +238,23 @@ export async function openSession(
         ),
       )
     : decided;
+  const allowed = candidates(snapshot, audience.key, input.url, inAudience);
   const choice = chooseSession(
     snapshot,
     { frequency: snapshot.frequency, user: known, url: input.url, nowMs, inAudience },
     choices,
+    allowed,
   );
+  // Most sessions of a url and rule context get all their candidates: their key is kept with them.
+  let key: string;
+  if (allowed && choice.flows === allowed.flows && choice.content === allowed.content) {
+    allowed.key ??= choiceKey(allowed.flows, allowed.content);
+    key = allowed.key;
+  } else key = choiceKey(choice.flows, choice.content);
 
   // The response is assembled from the items' pre-encoded bytes: no per-request serialization.
   const head = `{"data":{"sessionId":"${sessionId}","endUserId":${user.endUserId ? `"${user.endUserId}"` : 'null'},"flows":[`;
-  const joined = joinedItems(view, choice.flows, choice.content);
+  const joined = joinedItems(view, choice.flows, choice.content, key);
   const tail = `],"experiments":${JSON.stringify(choice.experiments)},"journeys":${JSON.stringify(choice.journeys)}}}`;
   const headBytes = Buffer.byteLength(head);
   const size = headBytes + joined.length + Buffer.byteLength(tail);

@@ -1,0 +1,70 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  type ContributorChoice,
+  candidatesOf,
+  chooseSession,
+  type ItemFilter,
+  type Servable,
+} from './delivery.js';
+
+const ids = ['i0', 'i1', 'i2', 'i3', 'i4', 'i5', 'i6', 'i7'];
+const audiences = ['a0', 'a1', 'a2'];
+const urls = ['https://x.test/a', 'https://x.test/a/b', 'https://y.test/c'];
+
+const servable: fc.Arbitrary<Servable> = fc
+  .record({
+    id: fc.constantFrom(...ids),
+    audienceId: fc.option(fc.constantFrom(...audiences, 'gone')),
+    expiresAt: fc.option(fc.integer({ min: 0, max: 20 })),
+    contains: fc.array(fc.constantFrom('x.test', '/a', 'y.'), { maxLength: 2 }),
+    rule: fc.option(
+      fc.record({
+        pattern: fc.constantFrom('/a', '/b', 'https://x.test/a'),
+        matchType: fc.constantFrom('contains' as const, 'equals' as const, 'starts_with' as const),
+      }),
+    ),
+    onDemand: fc.boolean(),
+  })
+  .map((s) => ({ ...s, urlBound: s.contains.length > 0 || s.rule !== null }));
+
+const choice: fc.Arbitrary<ContributorChoice> = fc.record(
+  {
+    withhold: fc.array(fc.constantFrom(...ids), { maxLength: 3 }),
+    include: fc.array(fc.constantFrom(...ids), { maxLength: 3 }),
+  },
+  { requiredKeys: [] },
+);
+
+describe('chooseSession with candidates', () => {
+  it('chooses exactly what it chooses without them', () => {
+    fc.assert(
+      fc.property(
+        fc.array(servable, { maxLength: 8 }),
+        fc.array(servable, { maxLength: 8 }),
+        fc.option(fc.constantFrom(...urls), { nil: undefined }),
+        fc.subarray(audiences),
+        fc.integer({ min: 0, max: 20 }),
+        fc.option(fc.record({ completed: fc.subarray(ids), dismissed: fc.subarray(ids) })),
+        fc.record({ repeatCompleted: fc.boolean(), repeatDismissed: fc.boolean() }),
+        fc.array(choice, { maxLength: 2 }),
+        (flows, content, url, member, nowMs, states, frequency, choices) => {
+          const items = { flows, content };
+          const inAudience = (id: string) => member.includes(id);
+          const filter: ItemFilter = {
+            frequency,
+            user: states && { completed: new Set(states.completed), dismissed: new Set(states.dismissed) },
+            url,
+            nowMs,
+            inAudience,
+          };
+          const shared = candidatesOf(items, url, inAudience);
+          expect(chooseSession(items, filter, choices, shared)).toEqual(
+            chooseSession(items, filter, choices),
+          );
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
