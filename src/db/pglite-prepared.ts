@@ -4,6 +4,7 @@ import {
   type Transaction as PGliteTransaction,
   parse,
   protocol,
+  types,
 } from '@electric-sql/pglite';
 import { isCachedPlanInvalid } from './errors.js';
 
@@ -14,7 +15,7 @@ const DESCRIBE_PORTAL = serialize.describe({ type: 'P' });
 /** Each message is not synced on its own: `execute` syncs once after the statement, as PGlite.query does. */
 const NO_SYNC = { syncToFs: false };
 
-const BYTEA = 17;
+const { BYTEA } = types;
 
 interface Column {
   name: string;

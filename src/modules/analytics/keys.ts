@@ -9,8 +9,11 @@ import type { StoredEvent } from '../events/types.js';
 const MS_PER_DAY = 86_400_000;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T/;
 
-/** The day last taken from a UTC timestamp's own text (most events of a chunk share it); none at first. */
-let lastUtcDay = '\u0000';
+/**
+ * The day last taken from a UTC timestamp's own text (most events of a chunk share it). At first a
+ * day the pattern itself would give for such a timestamp, so the shortcut never answers otherwise.
+ */
+let lastUtcDay = '0000-00-00';
 
 /** `YYYY-MM-DD` of the event's timestamp (UTC). */
 export function dayOf(timestamp: string): string {

@@ -13,7 +13,7 @@ import { newId } from '../../platform/ids.js';
 import type { DeliveryCache, LocaleView, SessionCandidates, Snapshot } from '../delivery/cache.js';
 import type { DeliveryContributor, RememberEntry } from '../delivery/contract.js';
 import type { SessionLookup, SessionLookupFn } from '../delivery/lookup.js';
-import type { EventRecorder } from '../events/recorder.js';
+import { type EventRecorder, serverEvent } from '../events/recorder.js';
 import type { StoredEvent } from '../events/types.js';
 import type { BodyBuffers } from './body-buffers.js';
 
@@ -164,25 +164,16 @@ export function joinedItems(
   return joined;
 }
 
-/**
- * A session start, recorded like an SDK event (SDK_INIT, `properties.source = "session"`): what
- * `serverEvent` builds from these fields, keys in the same order, without its generic walk.
- */
-export function sessionStartEvent(sessionId: string, input: SessionInput, nowMs: number): StoredEvent {
-  const event: StoredEvent = {
-    id: newId(),
-    clientId: false,
-    type: 'SDK_INIT',
-    timestamp: new Date(nowMs).toISOString(),
+/** A session start, recorded like an SDK event (SDK_INIT, `properties.source = "session"`). */
+const sessionStartEvent = (sessionId: string, input: SessionInput, nowMs: number): StoredEvent =>
+  serverEvent('SDK_INIT', nowMs, {
     sessionId,
-    properties: input.locale ? { source: 'session', locale: input.locale } : { source: 'session' },
-  };
-  if (input.userId) event.userId = input.userId;
-  if (input.anonymousId) event.anonymousId = input.anonymousId;
-  if (input.url !== undefined) event.url = input.url;
-  if (input.device) event.metadata = { device: input.device };
-  return event;
-}
+    properties: { source: 'session', ...(input.locale ? { locale: input.locale } : {}) },
+    userId: input.userId || undefined,
+    anonymousId: input.anonymousId || undefined,
+    url: input.url,
+    metadata: input.device ? { device: input.device } : undefined,
+  });
 
 /** Each choosing contributor bound to its snapshot part and this user's state. */
 function choosers(env: SessionEnv, snapshot: Snapshot, user: SessionLookup): ContributorChooser[] {
