@@ -10,7 +10,8 @@
  *   npx tsx bench/events-cpu.ts                      # PGlite in memory
  *   DATABASE_URL=postgres://… npx tsx bench/events-cpu.ts   # a fresh database on that server
  *
- * Knobs: BATCHES (400 per round), ROUNDS (3).
+ * Knobs: BATCHES (400 per round; at most 500, the hand-over queue's 25,000 events, for the memory
+ * path to be that alone), ROUNDS (3), EFFECTS=1 (each effect's own CPU per event), PROFILE=1.
  */
 import { Session } from 'node:inspector/promises';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -20,6 +21,7 @@ import { openDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { apiKeys, users } from '../src/db/schema/index.js';
 import { createDeps } from '../src/deps.js';
+import type { EventEffect } from '../src/modules/events/effect.js';
 import { processPendingEvents } from '../src/modules/events/processor.js';
 import { allModules } from '../src/modules/index.js';
 import { provisionTenant } from '../src/modules/tenants/provision.js';
@@ -122,6 +124,20 @@ async function ingest(): Promise<number> {
 
 type Path = 'memory' | 'stored';
 
+/** EFFECTS=1: each effect's own CPU (its computing and its statements' encoding and decoding), per event. */
+const effectCpu = new Map<string, number>();
+const effects: EventEffect[] = process.env.EFFECTS
+  ? t.deps.modules.effects.map((e) => ({
+      ...e,
+      async apply(tx, batches, ctx) {
+        const cpu = process.cpuUsage();
+        await e.apply(tx, batches, ctx);
+        const used = process.cpuUsage(cpu);
+        effectCpu.set(e.name, (effectCpu.get(e.name) ?? 0) + used.user + used.system);
+      },
+    }))
+  : [...t.deps.modules.effects];
+
 async function measure(
   path: Path,
 ): Promise<{ events: number; usPerEvent: number; ingestUs: number; gcPerK: number; wallMs: number }> {
@@ -138,9 +154,14 @@ async function measure(
   if (profiler && process.env.PROFILE !== 'ingest') await profiler.post('Profiler.start');
   const cpu = process.cpuUsage();
   const started = performance.now();
-  await processPendingEvents(t.deps, t.deps.modules.effects, { maxBatches: 500, targetEvents: 2_500 });
+  await processPendingEvents(t.deps, effects, { maxBatches: 500, targetEvents: 2_500 });
   const wallMs = performance.now() - started;
   const used = process.cpuUsage(cpu);
+  if (process.env.EFFECTS) {
+    const parts = [...effectCpu].map(([name, us]) => `${name} ${(us / events).toFixed(2)}`);
+    console.log(`    ${path} effects, µs CPU/event: ${parts.join(', ')}`);
+    effectCpu.clear();
+  }
   if (profiler && process.env.PROFILE !== 'ingest')
     addProfile(path, (await profiler.post('Profiler.stop')).profile);
   // GC entries are delivered after the fact.
@@ -228,6 +249,12 @@ function forgetHandoff(): void {
 console.log(
   `events-cpu: ${t.deps.database.kind}, ${BATCHES} batches × 50 events per round, ${ROUNDS} rounds per path`,
 );
+// Beyond the hand-over queue's bound the "memory" round reads the rest back from the log too.
+const queueBound = handoff?.HANDOFF_MAX_EVENTS ?? Number.POSITIVE_INFINITY;
+if (BATCHES * 50 > queueBound)
+  console.log(
+    `  note: ${BATCHES * 50} events per round exceed the hand-over queue (${queueBound}): the memory rounds read the rest back from the log (keep BATCHES ≤ ${Math.floor(queueBound / 50)})`,
+  );
 // One warm-up round of each path: JIT, prepared statements, first rows of the rollup tables.
 await measure('memory');
 await measure('stored');
