@@ -126,7 +126,7 @@ type Path = 'memory' | 'stored';
 
 /** EFFECTS=1: each effect's own CPU (its computing and its statements' encoding and decoding), per event. */
 const effectCpu = new Map<string, number>();
-const effects: EventEffect[] = process.env.EFFECTS
+const effects: readonly EventEffect[] = process.env.EFFECTS
   ? t.deps.modules.effects.map((e) => ({
       ...e,
       async apply(tx, batches, ctx) {
@@ -136,7 +136,7 @@ const effects: EventEffect[] = process.env.EFFECTS
         effectCpu.set(e.name, (effectCpu.get(e.name) ?? 0) + used.user + used.system);
       },
     }))
-  : [...t.deps.modules.effects];
+  : t.deps.modules.effects;
 
 async function measure(
   path: Path,
