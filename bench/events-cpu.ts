@@ -10,8 +10,8 @@
  *   npx tsx bench/events-cpu.ts                      # PGlite in memory
  *   DATABASE_URL=postgres://… npx tsx bench/events-cpu.ts   # a fresh database on that server
  *
- * Knobs: BATCHES (400 per round; at most 500, the hand-over queue's 25,000 events, for the memory
- * path to be that alone), ROUNDS (3), EFFECTS=1 (each effect's own CPU per event), PROFILE=1.
+ * Knobs: BATCHES (100 per round; at most 100, the hand-over queue's 5,000 events, for the memory
+ * path to be that alone), ROUNDS (5), EFFECTS=1 (each effect's own CPU per event), PROFILE=1.
  */
 import { Session } from 'node:inspector/promises';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -29,8 +29,8 @@ import { randomHex, sha256 } from '../src/platform/crypto.js';
 import { newId } from '../src/platform/ids.js';
 import { createTestDatabase } from '../test/helpers/database.js';
 
-const BATCHES = Number(process.env.BATCHES ?? 400);
-const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const BATCHES = Number(process.env.BATCHES ?? 100);
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const TYPES = ['STEP_VIEWED', 'CLICK', 'PAGE_VIEW', 'STEP_COMPLETED', 'CUSTOM'];
 
 let gcMs = 0;

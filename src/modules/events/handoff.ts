@@ -17,8 +17,15 @@ export interface HandedBatch {
   events: readonly unknown[];
 }
 
-/** Events held at most (about 15 MB for SDK batches); beyond it, batches wait in the log only. */
-export const HANDOFF_MAX_EVENTS = 25_000;
+/**
+ * Events held at most (about 3 MB of SDK batches): two of processing's 2,500-event chunks on
+ * PostgreSQL, what arrives while one is processed at any rate processing keeps up with. Beyond
+ * it batches wait in the log only. A longer queue only holds events processing has fallen behind
+ * on, and those outlive the young generation's collections: copied and promoted, they cost the
+ * collector more than reading them back costs processing (25,000 → 5,000: GC pauses 3.3–4.0 →
+ * 2.2–2.8 s per 13 s of saturating ingestion; bench/README.md, "Hand-over queue").
+ */
+export const HANDOFF_MAX_EVENTS = 5_000;
 
 export class EventHandoff {
   private queue: HandedBatch[] = [];
