@@ -5,9 +5,9 @@
 # - Semi-spaces: 32 MiB on PostgreSQL, where a larger young generation lets a saturating
 #   ingestion's requests and processing's chunks die young instead of being copied and promoted
 #   (against 8 MiB: GC pauses ~4.2 -> ~2.2 s and Node CPU per events request, its processing
-#   included, 424-565 -> 304-318 us; 64 MiB did a little better but ended the run above 400 MiB;
-#   bench/README.md, "Young generation"); 8 MiB on the embedded database, where PGlite's own work
-#   dominates (no gain measured) and memory is tighter.
+#   included, 424-565 -> 304-318 us; 64 MiB did a little better but ended a run above 400 MiB;
+#   bench/README.md, "Hand-over queue and young generation"); 8 MiB on the embedded database,
+#   where PGlite's own work dominates (no gain measured) and memory is tighter.
 # - Embedded database only (no DATABASE_URL):
 #   - --max-old-space-size=1024: V8 collects the old generation at ~1.6x the live heap instead of
 #     ~4x, which keeps the process with PGlite's WebAssembly memory near 350 MiB under ingestion

@@ -23,7 +23,8 @@ export interface HandedBatch {
  * it batches wait in the log only. A longer queue only holds events processing has fallen behind
  * on, and those outlive the young generation's collections: copied and promoted, they cost the
  * collector more than reading them back costs processing (25,000 → 5,000: GC pauses 3.3–4.0 →
- * 2.2–2.8 s per 13 s of saturating ingestion; bench/README.md, "Hand-over queue").
+ * 2.2–2.8 s per 13 s of saturating ingestion; bench/README.md, "Hand-over queue and young
+ * generation").
  */
 export const HANDOFF_MAX_EVENTS = 5_000;
 
