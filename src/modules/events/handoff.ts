@@ -17,16 +17,18 @@ export interface HandedBatch {
   events: readonly unknown[];
 }
 
+/** Events per processing transaction on PostgreSQL (the processing job's chunk target). */
+export const PROCESSING_CHUNK_EVENTS = 2_500;
+
 /**
- * Events held at most (about 3 MB of SDK batches): two of processing's 2,500-event chunks on
- * PostgreSQL, what arrives while one is processed at any rate processing keeps up with. Beyond
- * it batches wait in the log only. A longer queue only holds events processing has fallen behind
- * on, and those outlive the young generation's collections: copied and promoted, they cost the
- * collector more than reading them back costs processing (25,000 → 5,000: GC pauses 3.3–4.0 →
- * 2.2–2.8 s per 13 s of saturating ingestion; bench/README.md, "Hand-over queue and young
- * generation").
+ * Events held at most (about 3 MB of SDK batches): two processing chunks, what arrives while one
+ * is processed at any rate processing keeps up with. Beyond it batches wait in the log only. A
+ * longer queue only holds events processing has fallen behind on, and those outlive the young
+ * generation's collections: copied and promoted, they cost the collector more than reading them
+ * back costs processing (25,000 → 5,000: GC pauses 3.3–4.0 → 2.2–2.8 s per 13 s of saturating
+ * ingestion; bench/README.md, "Hand-over queue and young generation").
  */
-export const HANDOFF_MAX_EVENTS = 5_000;
+export const HANDOFF_MAX_EVENTS = 2 * PROCESSING_CHUNK_EVENTS;
 
 export class EventHandoff {
   private queue: HandedBatch[] = [];

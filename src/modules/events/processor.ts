@@ -6,7 +6,7 @@ import type { AppDeps, Job } from '../../deps.js';
 import { newId } from '../../platform/ids.js';
 import { decodeBatchEvents, decodeEvents } from './decode.js';
 import { checkEffectOrder, type EffectContext, type EventEffect, type ProcessedBatch } from './effect.js';
-import { type HandedBatch, handoffOf } from './handoff.js';
+import { type HandedBatch, handoffOf, PROCESSING_CHUNK_EVENTS } from './handoff.js';
 import type { StoredEvent } from './types.js';
 import { storedBody } from './writer.js';
 
@@ -385,9 +385,9 @@ export const eventProcessorJob: Job = {
 };
 
 /**
- * The processing job's options for this app. Chunks of up to ~2,500 events. Embedded, where
- * PGlite runs one statement at a time on this thread and every request-path statement waits
- * behind an open processing transaction, each chunk is sized to take at most CHUNK_BUDGET_MS
+ * The processing job's options for this app. Chunks of up to PROCESSING_CHUNK_EVENTS (2,500).
+ * Embedded, where PGlite runs one statement at a time on this thread and every request-path
+ * statement waits behind an open processing transaction, each chunk is sized to take at most CHUNK_BUDGET_MS
  * (`fixedEmbeddedChunks`: 400 events whatever they take, as before; for bench/pglite-tail.ts).
  * While ingestion is busy in this process, processing takes at most half of it.
  */
@@ -402,7 +402,7 @@ export function jobProcessingOptions(deps: AppDeps, { fixedEmbeddedChunks = fals
   const embedded = deps.database.kind === 'pglite';
   return {
     maxBatches: 500,
-    targetEvents: embedded && fixedEmbeddedChunks ? 400 : 2_500,
+    targetEvents: embedded && fixedEmbeddedChunks ? 400 : PROCESSING_CHUNK_EVENTS,
     ...(embedded && !fixedEmbeddedChunks ? { maxChunkMs: CHUNK_BUDGET_MS } : {}),
     ingestionBusy: () => Date.now() - deps.hotPathActiveAt < INGESTION_QUIET_MS,
     sizing: state,
