@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import cookie from '@fastify/cookie';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -105,8 +104,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     refuseNulInUrls,
   ]);
   installGuard(app);
-  // Cookies are parsed where read (readCookie), not on every request.
-  await app.register(cookie, { hook: false });
   await installOpenApi(app, {
     title: 'In-app guidance service',
     description: API_DESCRIPTION,

@@ -1,3 +1,4 @@
+import { type SetCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply } from 'fastify';
 import type { Config } from '../../config.js';
 import { REFRESH_COOKIE, SESSION_COOKIE } from '../../platform/auth/cookies.js';
@@ -7,24 +8,35 @@ const REFRESH_COOKIE_PATH = '/api/auth';
 
 const base = (config: Config) => ({ httpOnly: true, sameSite: 'lax' as const, secure: config.cookieSecure });
 
+/** Adds a `Set-Cookie` header (Fastify keeps each one: several cookies are several headers). */
+function setCookie(reply: FastifyReply, cookie: SetCookie): void {
+  reply.header('set-cookie', stringifySetCookie(cookie));
+}
+
 export function setAuthCookies(
   reply: FastifyReply,
   config: Config,
   tokens: { accessToken: string; refreshToken: string },
 ): void {
-  reply.setCookie(SESSION_COOKIE, tokens.accessToken, {
+  setCookie(reply, {
+    name: SESSION_COOKIE,
+    value: tokens.accessToken,
     ...base(config),
     path: '/',
     maxAge: config.accessTokenTtlSeconds,
   });
-  reply.setCookie(REFRESH_COOKIE, tokens.refreshToken, {
+  setCookie(reply, {
+    name: REFRESH_COOKIE,
+    value: tokens.refreshToken,
     ...base(config),
     path: REFRESH_COOKIE_PATH,
     maxAge: config.refreshTokenTtlSeconds,
   });
 }
 
+/** Expires both auth cookies in the browser (an empty value, already expired). */
 export function clearAuthCookies(reply: FastifyReply, config: Config): void {
-  reply.clearCookie(SESSION_COOKIE, { ...base(config), path: '/' });
-  reply.clearCookie(REFRESH_COOKIE, { ...base(config), path: REFRESH_COOKIE_PATH });
+  const expired = { value: '', expires: new Date(0), maxAge: 0 };
+  setCookie(reply, { name: SESSION_COOKIE, ...expired, ...base(config), path: '/' });
+  setCookie(reply, { name: REFRESH_COOKIE, ...expired, ...base(config), path: REFRESH_COOKIE_PATH });
 }
