@@ -57,11 +57,14 @@ export function createApiKeyVerifier(opts: {
     },
   });
   // The hash of a presented key, remembered: hashing on every request cost ~5% of the config
-  // path's CPU. SDK keys are published in customers' pages anyway; only hashes are stored.
+  // path's CPU. SDK keys are published in customers' pages anyway; only hashes are stored. A
+  // remembered key has passed the format check, so only a new one is matched against it.
   const hashes = new Map<string, string>();
-  const hashOf = (rawKey: string): string => {
+  const hashOf = (rawKey: string | undefined): string | undefined => {
+    if (!rawKey) return undefined;
     let hash = hashes.get(rawKey);
     if (hash === undefined) {
+      if (!API_KEY_RE.test(rawKey)) return undefined;
       if (hashes.size >= MAX_CACHED_KEYS) hashes.clear();
       hash = sha256(rawKey);
       hashes.set(rawKey, hash);
@@ -73,8 +76,9 @@ export function createApiKeyVerifier(opts: {
 
   return {
     async verify(rawKey: string | undefined): Promise<SdkAuth> {
-      if (!rawKey || !API_KEY_RE.test(rawKey)) throw new AppError('AUTH_FAILED');
-      const key = await keys.get(hashOf(rawKey));
+      const keyHash = hashOf(rawKey);
+      if (keyHash === undefined) throw new AppError('AUTH_FAILED');
+      const key = await keys.get(keyHash);
       const t = now();
       if (!key || key.revoked || (key.expiresAt !== null && key.expiresAt <= t))
         throw new AppError('AUTH_FAILED');
