@@ -38,8 +38,9 @@ new PerformanceObserver((list) => {
   for (const e of list.getEntries()) gcMs += e.duration;
 }).observe({ entryTypes: ['gc'] });
 
+// No forced collections (`--expose-gc`): a full collection before each round deoptimized the
+// effects' optimized code ("weak objects") and tripled the figures (bench/RESULTS.md, 2026-12-02).
 const rss = () => {
-  global.gc?.();
   const m = process.memoryUsage();
   const mib = (n: number) => (n / 2 ** 20).toFixed(0);
   return `${mib(m.rss)} MiB (JS heap ${mib(m.heapUsed)}/${mib(m.heapTotal)}, external ${mib(m.external)}, array buffers ${mib(m.arrayBuffers)})`;
@@ -149,7 +150,6 @@ async function measure(
     addProfile(path, (await profiler.post('Profiler.stop')).profile);
   // The stored path: forget the in-memory hand-over, as a restarted process would have.
   if (path === 'stored') forgetHandoff();
-  global.gc?.();
   const gcBefore = gcMs;
   if (profiler && process.env.PROFILE !== 'ingest') await profiler.post('Profiler.start');
   const cpu = process.cpuUsage();
