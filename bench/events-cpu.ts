@@ -28,6 +28,7 @@ import { provisionTenant } from '../src/modules/tenants/provision.js';
 import { randomHex, sha256 } from '../src/platform/crypto.js';
 import { newId } from '../src/platform/ids.js';
 import { createTestDatabase } from '../test/helpers/database.js';
+import { startParseOnlyAnchor } from './parse-only-anchor.js';
 
 const BATCHES = Number(process.env.BATCHES ?? 100);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
@@ -282,11 +283,22 @@ if (BATCHES * 50 > queueBound)
   console.log(
     `  note: ${BATCHES * 50} events per round exceed the hand-over queue (${queueBound}): the memory rounds read the rest back from the log (keep BATCHES ≤ ${Math.floor(queueBound / 50)})`,
   );
+// The yardstick (parse-only-anchor.ts), measured before each round's processing: ANCHOR=0 skips it.
+const anchor = process.env.ANCHOR === '0' ? 'skipped (ANCHOR=0)' : await startParseOnlyAnchor();
+if (typeof anchor === 'string') console.log(`  parse-only yardstick: ${anchor}`);
+const anchorUs: number[] = [];
 // One warm-up round of each path: JIT, prepared statements, first rows of the rollup tables.
 await measure('memory');
 await measure('stored');
 const results: Record<Path, number[]> = { memory: [], stored: [] };
 for (let r = 0; r < ROUNDS; r++) {
+  if (typeof anchor !== 'string') {
+    const a = await anchor.usPerEvent();
+    anchorUs.push(a.usPerEvent);
+    console.log(
+      `  round ${r + 1} parse-only yardstick: ${a.usPerEvent.toFixed(2)} µs CPU/event (${(a.eventsPerSecond / 1000).toFixed(0)}k events/s with wrk)`,
+    );
+  }
   for (const path of ['stored', 'memory'] as const) {
     const m = await measure(path);
     results[path].push(m.usPerEvent);
@@ -303,6 +315,15 @@ console.log(
   `µs CPU/event, median (least) of ${ROUNDS}: read back from the log ${median(results.stored).toFixed(2)} (${least(results.stored).toFixed(2)}), ` +
     `handed over in memory ${median(results.memory).toFixed(2)} (${least(results.memory).toFixed(2)})`,
 );
+if (typeof anchor !== 'string') {
+  anchor.close();
+  // Per round: each path's figure over the yardstick measured just before it.
+  const ratios = (path: Path) => results[path].map((us, i) => us / anchorUs[i]!);
+  console.log(
+    `× parse-only CPU/event (median of per-round ratios; yardstick median ${median(anchorUs).toFixed(2)} µs): ` +
+      `read back from the log ${median(ratios('stored')).toFixed(2)}×, handed over in memory ${median(ratios('memory')).toFixed(2)}×`,
+  );
+}
 if (profiler) {
   printProfile('stored');
   printProfile('memory');
