@@ -602,6 +602,56 @@ describe('concurrent processing', () => {
   });
 });
 
+describe('known active days', () => {
+  it('skip the users whose days are committed already, and still count a day added around them', async () => {
+    const tenant = await createTenant(t);
+    const key = await apiKey(tenant);
+    const view = (userId: string, day: string) => ({ type: 'PAGE_VIEW', timestamp: at(day), userId });
+    const run = async (events: Record<string, unknown>[]) => {
+      await send(key, events);
+      await processPendingEvents(t.deps, [analyticsRollupsEffect]);
+    };
+    // The lock-holder of u1's row: a processor that locks it for update leaves its xid in xmax.
+    const lockerOfU1 = async () =>
+      (
+        await t.deps.database.query<{ xmax: string }>(
+          `select xmax::text from analytics_user_days where tenant_id = $1 and scope = 'active' and user_key = 'u:u1'`,
+          [tenant.tenantId],
+        )
+      )[0]?.xmax;
+    await run([view('u1', '2026-07-10'), view('u2', '2026-07-10')]);
+    await run([view('u1', '2026-07-10')]); // read under lock: now known
+    const locker = await lockerOfU1();
+    await run([view('u1', '2026-07-10'), view('u2', '2026-07-12')]); // u1 known: left out
+    expect(await lockerOfU1()).toBe(locker);
+    // days before, between and after the known ones are new: read, merged and counted
+    await run([view('u1', '2026-07-08'), view('u1', '2026-07-11'), view('u2', '2026-07-11')]);
+    expect(await lockerOfU1()).not.toBe(locker);
+    await run([view('u1', '2026-07-11'), view('u1', '2026-07-13')]);
+    const activeUsers = async (from: string, to: string) =>
+      (await get(`/api/analytics/overview?startDate=${from}&endDate=${to}`, tenant.owner.headers)).json().data
+        .activeUsers;
+    const seen: Record<string, string[]> = {
+      u1: ['2026-07-08', '2026-07-10', '2026-07-11', '2026-07-13'],
+      u2: ['2026-07-10', '2026-07-11', '2026-07-12'],
+    };
+    const days = [
+      '2026-07-07',
+      '2026-07-08',
+      '2026-07-09',
+      '2026-07-10',
+      '2026-07-11',
+      '2026-07-12',
+      '2026-07-13',
+    ];
+    for (const [i, from] of days.entries())
+      for (const to of days.slice(i)) {
+        const expected = Object.values(seen).filter((ds) => ds.some((d) => d >= from && d <= to)).length;
+        expect(await activeUsers(from, to), `${from}..${to}`).toBe(expected);
+      }
+  });
+});
+
 describe('freshness', () => {
   it('shows an accepted event in the overview within 5 seconds, with the workers running', async () => {
     const tenant = await createTenant(t);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { dayFromEpoch, dayOf, epochDay, heatmapUrl } from './keys.js';
-import { addActiveDays, decodeDays, encodeDays, FIRST_DAY } from './reach.js';
+import { addActiveDays, decodeDays, encodeDays, FIRST_DAY, KnownDays } from './reach.js';
 
 describe('reach points', () => {
   /** Feeds each user's days in the given chunks through addActiveDays, summing point changes. */
@@ -131,5 +131,38 @@ describe('keys', () => {
     expect(heatmapUrl('https://a.example/p?q=1#top')).toBe('https://a.example/p?q=1');
     expect(heatmapUrl('#top')).toBeNull();
     expect(heatmapUrl(undefined)).toBeNull();
+  });
+});
+
+describe('known days', () => {
+  it('cover a user’s fresh days only when each is among the remembered ones', () => {
+    const known = new KnownDays();
+    expect(known.covers('u', new Set([10]))).toBe(false);
+    known.remember('u', [3, 10, 12]);
+    expect(known.covers('u', new Set([10]))).toBe(true);
+    expect(known.covers('u', new Set([12, 10]))).toBe(true);
+    expect(known.covers('u', new Set([10, 11]))).toBe(false);
+    expect(known.covers('u', new Set([13]))).toBe(false);
+    expect(known.covers('other', new Set([10]))).toBe(false);
+    // a row without days teaches nothing
+    known.remember('empty', []);
+    expect(known.covers('empty', new Set([0]))).toBe(false);
+  });
+
+  it('remember the last week of days before the latest only (property: never cover a day not remembered)', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 60 }), { minLength: 1, maxLength: 30 }),
+        fc.uniqueArray(fc.integer({ min: 0, max: 60 }), { minLength: 1, maxLength: 5 }),
+        (stored, fresh) => {
+          const active = [...stored].sort((a, b) => a - b);
+          const known = new KnownDays();
+          known.remember('u', active);
+          const last = active[active.length - 1]!;
+          const kept = active.filter((d) => d >= last - 7);
+          expect(known.covers('u', new Set(fresh))).toBe(fresh.every((d) => kept.includes(d)));
+        },
+      ),
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Executor } from '../../db/client.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { columnsOf, SEP, sortedByKey } from '../../db/raw.js';
@@ -19,7 +20,7 @@ export const FIRST_DAY = Number.NEGATIVE_INFINITY;
 
 type PointDelta = (day: number, prev: number, change: number) => void;
 
-function lowerBound(sorted: number[], v: number): number {
+function lowerBound(sorted: readonly number[], v: number): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
@@ -144,6 +145,38 @@ export class ReachChanges {
   }
 }
 
+/** Users whose recent active days are remembered, per app (least recently seen forgotten first). */
+const KNOWN_USERS = 100_000;
+/** The span of a user's latest active days remembered: events arrive on or near their user's last day. */
+const KNOWN_SPAN_DAYS = 7;
+
+/**
+ * Active days already committed for recently seen users (tenant NUL scope NUL user key → their
+ * latest days, ascending), so that a chunk skips the users whose days are all known: most events
+ * repeat a day their user was already active, which changes nothing (see addActiveDays), yet each
+ * would cost a placeholder, a locked row and its decoding. Only committed days are remembered
+ * (those read under the row lock), and a stored day is never removed, so a remembered day stays
+ * true whichever instance or chunk commits next, and whether this chunk commits or not.
+ */
+export class KnownDays {
+  private readonly users = new LRUCache<string, number[]>({ max: KNOWN_USERS });
+
+  /** Whether every day of `fresh` is a committed active day of the user `key`. */
+  covers(key: string, fresh: ReadonlySet<number>): boolean {
+    const days = this.users.get(key);
+    if (!days) return false;
+    for (const d of fresh) if (days[lowerBound(days, d)] !== d) return false;
+    return true;
+  }
+
+  /** Remembers the latest of a user's committed active days (sorted ascending). */
+  remember(key: string, active: readonly number[]): void {
+    if (active.length === 0) return;
+    const from = lowerBound(active, active[active.length - 1]! - KNOWN_SPAN_DAYS);
+    this.users.set(key, active.slice(from));
+  }
+}
+
 const PLACEHOLDERS = `insert into analytics_user_days (tenant_id, scope, user_key, origin, days)
   select t, s, u, date '1970-01-01', B'' from unnest($1::uuid[], $2::text[], $3::text[]) as x (t, s, u)
   on conflict do nothing`;
@@ -168,10 +201,12 @@ const dateOf = (n: number) => (n === FIRST_DAY ? '-infinity' : dayFromEpoch(n));
 /**
  * Applies a chunk's reach changes: creates and locks the users' state rows (placeholders first,
  * so a new user is serialized too), merges the new days, rewrites the changed rows and upserts
- * the point changes. Four statements whatever the chunk size.
+ * the point changes. Four statements whatever the chunk size. Users whose days `known` holds
+ * already are left out; the rows read under lock teach it.
  */
-export async function writeReach(tx: Executor, changes: ReachChanges): Promise<void> {
+export async function writeReach(tx: Executor, changes: ReachChanges, known?: KnownDays): Promise<void> {
   const users = changes.users();
+  if (known) for (const [key, fresh] of users) if (known.covers(key, fresh.days)) users.delete(key);
   if (users.size > 0) {
     const ids = columnsOf(sortedByKey(users), ['tenantId', 'scope', 'userKey']);
     await preparedQuery(tx, PLACEHOLDERS, ids);
@@ -184,9 +219,12 @@ export async function writeReach(tx: Executor, changes: ReachChanges): Promise<v
     }>(tx, LOCK_USERS, ids);
     const updates: { tenantId: string; scope: string; userKey: string; origin: number; bits: string }[] = [];
     for (const row of rows) {
-      const fresh = users.get(row.tenant_id + SEP + row.scope + SEP + row.user_key);
+      const key = row.tenant_id + SEP + row.scope + SEP + row.user_key;
+      const fresh = users.get(key);
       if (!fresh) continue;
       const active = decodeDays(Number(row.origin), row.days);
+      // Read under the row's lock: committed, whatever becomes of this chunk (before the merge).
+      known?.remember(key, active);
       const changed = addActiveDays(active, fresh.days, (day, prev, n) =>
         changes.addPoint(row.tenant_id, row.scope, day, prev, n),
       );

@@ -18,7 +18,7 @@ import {
   stepScope,
   USER_ID,
 } from './keys.js';
-import { ReachChanges, writeReach } from './reach.js';
+import { KnownDays, ReachChanges, writeReach } from './reach.js';
 
 /**
  * The analytics rollups of a chunk of batches: aggregated in memory first, then one set-based
@@ -257,7 +257,7 @@ async function upsert<T>(tx: Executor, sql: string, map: Map<string, T>, pickers
 }
 
 /** Writes aggregated rollups: one statement per counter table that has rows, four for reach. */
-async function writeRollups(tx: Executor, r: Rollups): Promise<void> {
+async function writeRollups(tx: Executor, r: Rollups, known?: KnownDays): Promise<void> {
   await upsert(tx, UPSERT_DAILY_EVENTS, dailyRows(r), ['tenantId', 'day', 'type', 'n']);
   await upsert(tx, UPSERT_FLOW_DAILY, r.flowDaily, [
     'tenantId',
@@ -288,7 +288,7 @@ async function writeRollups(tx: Executor, r: Rollups): Promise<void> {
     'rage',
     'dead',
   ]);
-  await writeReach(tx, r.reach);
+  await writeReach(tx, r.reach, known);
 }
 
 /**
@@ -299,11 +299,17 @@ async function writeRollups(tx: Executor, r: Rollups): Promise<void> {
 export async function applyRollups(
   tx: Executor,
   batches: readonly Pick<ProcessedBatch, 'tenantId' | 'events'>[],
+  known?: KnownDays,
 ): Promise<void> {
-  await writeRollups(tx, aggregateRollups(batches));
+  await writeRollups(tx, aggregateRollups(batches), known);
 }
 
 export const analyticsRollupsEffect: EventEffect = {
   name: 'analytics-rollups',
-  apply: (tx, batches) => applyRollups(tx, batches),
+  apply: (tx, batches, ctx) =>
+    applyRollups(
+      tx,
+      batches,
+      ctx.memo('analytics-known-days', () => new KnownDays()),
+    ),
 };

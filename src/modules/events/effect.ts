@@ -18,6 +18,12 @@ export interface EffectContext {
    * chunk's dead letters are written together after the effects, in the same transaction.
    */
   deadLetter(batch: ProcessedBatch, event: StoredEvent, reason: string): void;
+  /**
+   * State an effect keeps from chunk to chunk in this app (one value per key, made by `create`
+   * on first use), e.g. a cache of facts already committed. The chunk's transaction may still
+   * roll back: keep only what holds whether it commits or not.
+   */
+  memo<T>(key: string, create: () => T): T;
 }
 
 /**

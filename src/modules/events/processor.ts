@@ -196,7 +196,7 @@ async function processChunk(
             ),
           ),
         );
-        await applyBatches(tx, effects, batches);
+        await applyBatches(tx, effects, batches, memosOf(deps));
         await preparedQuery(tx, 'update event_batches set processed_at = now() where id = any($1::uuid[])', [
           claimed.map((r) => r.id),
         ]);
@@ -250,7 +250,7 @@ async function processHanded(
       const batches = pending.map((b) =>
         processedBatch(deps, b.id, b.tenantId, b.correlationId, decodeEvents(b, b.events)),
       );
-      await applyBatches(tx, effects, batches);
+      await applyBatches(tx, effects, batches, memosOf(deps));
       return { batches: batches.length, events: batches.reduce((n, b) => n + b.events.length, 0) };
     });
   } catch (err) {
@@ -297,11 +297,24 @@ async function recordFailure(deps: AppDeps, batchId: string, err: unknown): Prom
   else log.warn({ err, attempts: row?.attempts }, 'event batch processing failed; will retry');
 }
 
+/** Each app's effect state kept from chunk to chunk (`EffectContext.memo`). */
+const effectMemos = new WeakMap<AppDeps, Map<string, unknown>>();
+
+function memosOf(deps: AppDeps): Map<string, unknown> {
+  let memos = effectMemos.get(deps);
+  if (!memos) {
+    memos = new Map();
+    effectMemos.set(deps, memos);
+  }
+  return memos;
+}
+
 /** Runs every effect over the chunk's batches (their rows are, or will be, marked processed in `tx`). */
 async function applyBatches(
   tx: Executor,
   effects: readonly EventEffect[],
   batches: ProcessedBatch[],
+  memos: Map<string, unknown>,
 ): Promise<void> {
   await dropDuplicates(tx, batches);
   const deadLetters: { batch: ProcessedBatch; event: StoredEvent; reason: string }[] = [];
@@ -309,6 +322,10 @@ async function applyBatches(
     deadLetter(batch, event, reason) {
       batch.log.info({ eventId: event.id, type: event.type, reason }, 'event set aside');
       deadLetters.push({ batch, event, reason });
+    },
+    memo<T>(key: string, create: () => T): T {
+      if (!memos.has(key)) memos.set(key, create());
+      return memos.get(key) as T;
     },
   };
   for (const effect of effects) await effect.apply(tx, batches, ctx);
