@@ -145,8 +145,11 @@ export class ReachChanges {
   }
 }
 
-/** Users whose recent active days are remembered, per app (least recently seen forgotten first). */
-const KNOWN_USERS = 100_000;
+/**
+ * Users whose recent active days are remembered, per app (least recently seen forgotten first):
+ * about 300 bytes each (the key and up to eight days), so at most ~15 MiB.
+ */
+const KNOWN_USERS = 50_000;
 /** The span of a user's latest active days remembered: events arrive on or near their user's last day. */
 const KNOWN_SPAN_DAYS = 7;
 
