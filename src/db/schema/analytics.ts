@@ -48,7 +48,12 @@ export const analyticsFlowDaily = pgTable(
   ],
 );
 
-/** Days each user was active in a scope (`active`, `step:<flowId>:<i>`, `done:<flowId>`). */
+/**
+ * Days each user was active in a scope (`active`, `step:<flowId>:<i>`, `done:<flowId>`). Days are
+ * only ever added: running processors remember committed days (`KnownDays`, reach.ts), so
+ * anything that removes or rewrites them (a purge, a re-aggregation, a restore that loses
+ * commits) must come with every instance restarted.
+ */
 export const analyticsUserDays = pgTable(
   'analytics_user_days',
   {

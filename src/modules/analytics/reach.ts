@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { Executor } from '../../db/client.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { columnsOf, SEP, sortedByKey } from '../../db/raw.js';
+import type { MemoKey } from '../events/effect.js';
 import { dayFromEpoch, type UserKeyPrefix } from './keys.js';
 
 /**
@@ -146,10 +147,10 @@ export class ReachChanges {
 }
 
 /**
- * Users whose recent active days are remembered, per app (least recently seen forgotten first):
- * about 300 bytes each (the key and up to eight days), so at most ~15 MiB.
+ * The most KnownDays holds, in bytes (approximately: each entry's key, days and bookkeeping).
+ * An entry is a (tenant, scope, user): a user who views a ten-step flow takes about twelve.
  */
-const KNOWN_USERS = 50_000;
+const KNOWN_DAYS_BYTES = 16 * 2 ** 20;
 /** The span of a user's latest active days remembered: events arrive on or near their user's last day. */
 const KNOWN_SPAN_DAYS = 7;
 
@@ -157,12 +158,17 @@ const KNOWN_SPAN_DAYS = 7;
  * Active days already committed for recently seen users (tenant NUL scope NUL user key → their
  * latest days, ascending), so that a chunk skips the users whose days are all known: most events
  * repeat a day their user was already active, which changes nothing (see addActiveDays), yet each
- * would cost a placeholder, a locked row and its decoding. Only committed days are remembered
- * (those read under the row lock), and a stored day is never removed, so a remembered day stays
- * true whichever instance or chunk commits next, and whether this chunk commits or not.
+ * would cost a placeholder, a locked row and its decoding. It learns from the rows read under
+ * lock, before the merge: committed days (the only row this transaction wrote before is its own
+ * new placeholder, which has none). Days are never removed from a row (schema/analytics.ts), so
+ * a remembered day stays true whichever instance or chunk commits next, and whether this chunk
+ * commits or not. Least recently seen entries are forgotten first.
  */
 export class KnownDays {
-  private readonly users = new LRUCache<string, number[]>({ max: KNOWN_USERS });
+  private readonly users = new LRUCache<string, number[]>({
+    maxSize: KNOWN_DAYS_BYTES,
+    sizeCalculation: (days, key) => key.length + 8 * days.length + 100,
+  });
 
   /** Whether every day of `fresh` is a committed active day of the user `key`. */
   covers(key: string, fresh: ReadonlySet<number>): boolean {
@@ -179,6 +185,9 @@ export class KnownDays {
     this.users.set(key, active.slice(from));
   }
 }
+
+/** The app's KnownDays, kept by the processor from chunk to chunk (EffectContext.memo). */
+export const KNOWN_DAYS: MemoKey<KnownDays> = { name: 'analytics-known-days', create: () => new KnownDays() };
 
 const PLACEHOLDERS = `insert into analytics_user_days (tenant_id, scope, user_key, origin, days)
   select t, s, u, date '1970-01-01', B'' from unnest($1::uuid[], $2::text[], $3::text[]) as x (t, s, u)
@@ -226,7 +235,8 @@ export async function writeReach(tx: Executor, changes: ReachChanges, known?: Kn
       const fresh = users.get(key);
       if (!fresh) continue;
       const active = decodeDays(Number(row.origin), row.days);
-      // Read under the row's lock: committed, whatever becomes of this chunk (before the merge).
+      // Before the merge (which changes `active` in place): what is committed (a placeholder this
+      // transaction just made has no days and teaches nothing).
       known?.remember(key, active);
       const changed = addActiveDays(active, fresh.days, (day, prev, n) =>
         changes.addPoint(row.tenant_id, row.scope, day, prev, n),

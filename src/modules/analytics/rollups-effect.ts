@@ -18,7 +18,7 @@ import {
   stepScope,
   USER_ID,
 } from './keys.js';
-import { KnownDays, ReachChanges, writeReach } from './reach.js';
+import { KNOWN_DAYS, type KnownDays, ReachChanges, writeReach } from './reach.js';
 
 /**
  * The analytics rollups of a chunk of batches: aggregated in memory first, then one set-based
@@ -306,10 +306,5 @@ export async function applyRollups(
 
 export const analyticsRollupsEffect: EventEffect = {
   name: 'analytics-rollups',
-  apply: (tx, batches, ctx) =>
-    applyRollups(
-      tx,
-      batches,
-      ctx.memo('analytics-known-days', () => new KnownDays()),
-    ),
+  apply: (tx, batches, ctx) => applyRollups(tx, batches, ctx.memo(KNOWN_DAYS)),
 };

@@ -19,11 +19,17 @@ export interface EffectContext {
    */
   deadLetter(batch: ProcessedBatch, event: StoredEvent, reason: string): void;
   /**
-   * State an effect keeps from chunk to chunk in this app (one value per key, made by `create`
-   * on first use), e.g. a cache of facts already committed. The chunk's transaction may still
-   * roll back: keep only what holds whether it commits or not.
+   * State an effect keeps from chunk to chunk in this app (one value per key, made by the key's
+   * `create` on first use), e.g. a cache of facts already committed. The chunk's transaction may
+   * still roll back: keep only what holds whether it commits or not.
    */
-  memo<T>(key: string, create: () => T): T;
+  memo<T>(key: MemoKey<T>): T;
+}
+
+/** Names a piece of effect state (`EffectContext.memo`); the key object itself identifies it. */
+export interface MemoKey<T> {
+  readonly name: string;
+  create(): T;
 }
 
 /**

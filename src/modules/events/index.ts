@@ -15,5 +15,5 @@ export const eventsModule: ModuleManifest = {
   jobs: [eventProcessorJob],
 };
 
-export type { EffectContext, EventEffect, ProcessedBatch } from './effect.js';
+export type { EffectContext, EventEffect, MemoKey, ProcessedBatch } from './effect.js';
 export type { StoredEvent } from './types.js';

@@ -5,7 +5,13 @@ import { columnsOf, rawQuery } from '../../db/raw.js';
 import type { AppDeps, Job } from '../../deps.js';
 import { newId } from '../../platform/ids.js';
 import { decodeBatchEvents, decodeEvents } from './decode.js';
-import { checkEffectOrder, type EffectContext, type EventEffect, type ProcessedBatch } from './effect.js';
+import {
+  checkEffectOrder,
+  type EffectContext,
+  type EventEffect,
+  type MemoKey,
+  type ProcessedBatch,
+} from './effect.js';
 import { type HandedBatch, handoffOf, PROCESSING_CHUNK_EVENTS } from './handoff.js';
 import type { StoredEvent } from './types.js';
 import { storedBody } from './writer.js';
@@ -298,9 +304,9 @@ async function recordFailure(deps: AppDeps, batchId: string, err: unknown): Prom
 }
 
 /** Each app's effect state kept from chunk to chunk (`EffectContext.memo`). */
-const effectMemos = new WeakMap<AppDeps, Map<string, unknown>>();
+const effectMemos = new WeakMap<AppDeps, Map<MemoKey<unknown>, unknown>>();
 
-function memosOf(deps: AppDeps): Map<string, unknown> {
+function memosOf(deps: AppDeps): Map<MemoKey<unknown>, unknown> {
   let memos = effectMemos.get(deps);
   if (!memos) {
     memos = new Map();
@@ -314,7 +320,7 @@ async function applyBatches(
   tx: Executor,
   effects: readonly EventEffect[],
   batches: ProcessedBatch[],
-  memos: Map<string, unknown>,
+  memos: Map<MemoKey<unknown>, unknown>,
 ): Promise<void> {
   await dropDuplicates(tx, batches);
   const deadLetters: { batch: ProcessedBatch; event: StoredEvent; reason: string }[] = [];
@@ -323,8 +329,8 @@ async function applyBatches(
       batch.log.info({ eventId: event.id, type: event.type, reason }, 'event set aside');
       deadLetters.push({ batch, event, reason });
     },
-    memo<T>(key: string, create: () => T): T {
-      if (!memos.has(key)) memos.set(key, create());
+    memo<T>(key: MemoKey<T>): T {
+      if (!memos.has(key)) memos.set(key, key.create());
       return memos.get(key) as T;
     },
   };
