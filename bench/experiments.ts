@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import autocannon from 'autocannon';
 import { type ServerProcess, startServer } from '../test/helpers/server-process.js';
 import { createStandaloneStore, type StandaloneStore } from '../test/helpers/standalone.js';
+import { cpuSeconds } from './process-cpu.js';
 import { seedDelivery } from './seed-delivery.js';
 
 /**
@@ -61,14 +62,6 @@ interface Run {
   p99: number;
   errors: number;
 }
-
-/** utime + stime of a process, seconds (Linux /proc; every thread of the process). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
-const CLOCK_TICKS = 100;
 
 async function sessionBench(mode: string, store: StandaloneStore) {
   const server = await startServer(store.env);

@@ -1,8 +1,8 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { freePort } from '../test/helpers/server-process.js';
+import { cpuSeconds } from './process-cpu.js';
 
 /**
  * The side-by-side harness's parse-only events server (`side-by-side/s_events.js`, zod mode:
@@ -42,38 +42,19 @@ export async function startParseOnlyAnchor(): Promise<ParseOnlyAnchor | string> 
     server.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
     server.on('exit', (code) => reject(new Error(`parse-only server exited (${code})`)));
   });
-  const tickUs = 1e6 / Number((await run('getconf', ['CLK_TCK'])).stdout);
   const url = `http://127.0.0.1:${port}/api/sdk/events`;
   const wrk = async (seconds: number) =>
     (await run('wrk', ['-t1', '-c50', `-d${seconds}s`, '-s', 'post.lua', url], { cwd: HARNESS })).stdout;
   return {
     async usPerEvent(seconds = 5) {
       await wrk(1);
-      const before = cpuTicks(server);
+      const before = cpuSeconds(server.pid!);
       const out = await wrk(seconds);
-      const ticks = cpuTicks(server) - before;
+      const cpu = cpuSeconds(server.pid!) - before;
       const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? Number.NaN);
       const events = requests * EVENTS_PER_REQUEST;
-      return { usPerEvent: (ticks * tickUs) / events, eventsPerSecond: events / seconds };
+      return { usPerEvent: (cpu * 1e6) / events, eventsPerSecond: events / seconds };
     },
     close: () => server.kill(),
   };
-}
-
-/** User + system ticks of a process (/proc/<pid>/stat fields 14 and 15). */
-function cpuTicks(child: ChildProcess): number {
-  const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }

@@ -187,7 +187,7 @@ export class KnownDays {
 }
 
 /** The app's KnownDays, kept by the processor from chunk to chunk (EffectContext.memo). */
-export const KNOWN_DAYS: MemoKey<KnownDays> = { name: 'analytics-known-days', create: () => new KnownDays() };
+export const KNOWN_DAYS: MemoKey<KnownDays> = { create: () => new KnownDays() };
 
 const PLACEHOLDERS = `insert into analytics_user_days (tenant_id, scope, user_key, origin, days)
   select t, s, u, date '1970-01-01', B'' from unnest($1::uuid[], $2::text[], $3::text[]) as x (t, s, u)

@@ -26,9 +26,8 @@ export interface EffectContext {
   memo<T>(key: MemoKey<T>): T;
 }
 
-/** Names a piece of effect state (`EffectContext.memo`); the key object itself identifies it. */
+/** A piece of effect state (`EffectContext.memo`): the key object itself identifies it. */
 export interface MemoKey<T> {
-  readonly name: string;
   create(): T;
 }
 
