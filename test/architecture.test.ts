@@ -12,6 +12,10 @@ import { allModules } from '../src/modules/index.js';
  *   modules/<domain>/                    one folder per domain (lower modules below higher ones)
  *   deps.ts, config.ts                   the per-app container and the config
  *   platform/, db/, engine/              cross-cutting parts, storage, pure logic
+ *
+ * A module is used through its `index.ts` (its public surface), never through its other files,
+ * and the pure rules in a module's `engine/` folder do no I/O. Each rule is a function of the
+ * edges, so a planted violation proves it would catch one.
  */
 
 interface Edge {
@@ -20,6 +24,8 @@ interface Edge {
 }
 
 const edges: Edge[] = [];
+/** Imports of packages and Node's built-ins: `to` is the package name (`pg`, `node:fs`). */
+const externalEdges: Edge[] = [];
 let circular: Edge[] = [];
 
 beforeAll(async () => {
@@ -39,8 +45,14 @@ beforeAll(async () => {
   const result = output as ICruiseResult;
   for (const module of result.modules) {
     for (const dep of module.dependencies) {
-      if (!dep.resolved.startsWith('src/')) continue;
-      edges.push({ from: module.source, to: dep.resolved });
+      if (
+        dep.resolved.startsWith('src/') ||
+        dep.resolved.startsWith('test/') ||
+        dep.resolved.startsWith('bench/')
+      )
+        edges.push({ from: module.source, to: dep.resolved });
+      else if (dep.coreModule || dep.resolved.includes('node_modules/'))
+        externalEdges.push({ from: module.source, to: dep.module });
     }
   }
   circular = result.summary.violations
@@ -57,11 +69,56 @@ const show = (list: Edge[]) => list.map((e) => `${e.from} -> ${e.to}`);
 
 /** `src/modules/<domain>` of a file, else null. */
 const moduleOf = (file: string) => /^src\/modules\/([^/]+)\//.exec(file)?.[1] ?? null;
+const surfaceOf = (module: string) => `src/modules/${module}/index.ts`;
+
+/** Imports of another module's files other than its `index.ts`. */
+const pastSurfaces = (list: Edge[]) =>
+  list.filter((e) => {
+    const a = moduleOf(e.from);
+    const b = moduleOf(e.to);
+    return a !== null && b !== null && a !== b && e.to !== surfaceOf(b);
+  });
+
+/** A module's own files importing its `index.ts` (the surface is for others; inside, it would be a cycle). */
+const ownSurfaceImports = (list: Edge[]) =>
+  list.filter((e) => {
+    const a = moduleOf(e.from);
+    return a !== null && e.to === surfaceOf(a) && e.from !== surfaceOf(a);
+  });
+
+/** A file in a module's `engine/` folder: its pure rules. */
+const isModuleEngine = (file: string) => /^src\/modules\/[^/]+\/engine\//.test(file);
+const engineFolderOf = (file: string) => file.slice(0, file.indexOf('/engine/') + '/engine/'.length);
+
+/** A module engine imports only its own engine folder and the shared `src/engine/`. */
+const impureEngineImports = (list: Edge[]) =>
+  list.filter(
+    (e) =>
+      isModuleEngine(e.from) && !e.to.startsWith(engineFolderOf(e.from)) && !e.to.startsWith('src/engine/'),
+  );
+
+/** Packages that reach a database, the network, the disk or another process. */
+const IO_PACKAGES = [
+  /^(node:)?(fs|fs\/promises|net|http|https|http2|dgram|dns|child_process|worker_threads|tls)$/,
+  /^(pg|ioredis|nodemailer|fastify|drizzle-orm|ai)(\/|$)/,
+  /^@electric-sql\//,
+  /^@ai-sdk\//,
+];
+const ioPackageImports = (list: Edge[]) =>
+  list.filter(
+    (e) =>
+      (isModuleEngine(e.from) || e.from.startsWith('src/engine/')) && IO_PACKAGES.some((p) => p.test(e.to)),
+  );
+
+/** Production code never imports the tests' or the benchmarks' code. */
+const testOrBenchImports = (list: Edge[]) =>
+  list.filter((e) => e.from.startsWith('src/') && (e.to.startsWith('test/') || e.to.startsWith('bench/')));
 
 describe('architecture: imports run down the layers', () => {
   it('sees the import graph (the checks below are not vacuous)', () => {
     expect(edges.length).toBeGreaterThan(300);
-    expect(edges).toContainEqual({ from: 'src/modules/sdk/routes.ts', to: 'src/modules/delivery/cache.ts' });
+    expect(edges).toContainEqual({ from: 'src/modules/sdk/routes.ts', to: 'src/modules/delivery/index.ts' });
+    expect(externalEdges).toContainEqual({ from: 'src/db/client.ts', to: 'pg' });
   });
 
   it('has no import cycle between files', () => {
@@ -125,5 +182,54 @@ describe('architecture: imports run down the layers', () => {
   it('lists every module folder in modules/index.ts, each with its manifest', () => {
     const folders = new Set(edges.map((e) => moduleOf(e.from)).filter((m): m is string => m !== null));
     expect([...folders].sort()).toEqual(allModules.map((m) => m.name).sort());
+  });
+});
+
+describe('architecture: modules as units', () => {
+  it('uses every other module through its index.ts, never its other files', () => {
+    expect(show(pastSurfaces(edges))).toEqual([]);
+  });
+
+  it("never imports a module's own index.ts from inside the module", () => {
+    expect(show(ownSurfaceImports(edges))).toEqual([]);
+  });
+
+  it("keeps each module's engine/ pure: it imports only itself and src/engine/", () => {
+    expect(edges.some((e) => isModuleEngine(e.from))).toBe(true);
+    expect(show(impureEngineImports(edges))).toEqual([]);
+  });
+
+  it('lets no engine import a package that does I/O', () => {
+    expect(show(ioPackageImports(externalEdges))).toEqual([]);
+  });
+
+  it('never imports test/ or bench/ from src/', () => {
+    expect(show(testOrBenchImports(edges))).toEqual([]);
+  });
+
+  it('catches a planted violation of each rule', () => {
+    const planted = (from: string, to: string) => [{ from, to }];
+    expect(
+      pastSurfaces(planted('src/modules/ai/generation.ts', 'src/modules/flows/service.ts')),
+    ).toHaveLength(1);
+    expect(pastSurfaces(planted('src/modules/ai/generation.ts', 'src/modules/flows/index.ts'))).toHaveLength(
+      0,
+    );
+    expect(
+      ownSurfaceImports(planted('src/modules/flows/service.ts', 'src/modules/flows/index.ts')),
+    ).toHaveLength(1);
+    expect(
+      impureEngineImports(planted('src/modules/journeys/engine/machine.ts', 'src/modules/journeys/store.ts')),
+    ).toHaveLength(1);
+    expect(
+      impureEngineImports(planted('src/modules/journeys/engine/machine.ts', 'src/db/client.ts')),
+    ).toHaveLength(1);
+    expect(
+      impureEngineImports(planted('src/modules/journeys/engine/machine.ts', 'src/engine/rules.ts')),
+    ).toHaveLength(0);
+    expect(ioPackageImports(planted('src/modules/experiments/engine/stats.ts', 'node:fs'))).toHaveLength(1);
+    expect(ioPackageImports(planted('src/engine/rules.ts', 'pg'))).toHaveLength(1);
+    expect(ioPackageImports(planted('src/engine/rules.ts', 'zod'))).toHaveLength(0);
+    expect(testOrBenchImports(planted('src/config.ts', 'test/helpers/app.ts'))).toHaveLength(1);
   });
 });

@@ -1,3 +1,4 @@
+import { isPlainObject } from './json.js';
 import { regexTest } from './url-match.js';
 
 export const OPERATORS = [
@@ -59,13 +60,6 @@ const MAX_EQUALITY_DEPTH = 32;
 type Obj = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null;
-
-/** An object literal (or `Object.create(null)`): not an array, a Date or a class instance. */
-export function isPlainObject(v: unknown): v is Obj {
-  if (!isObject(v) || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === null || proto === Object.prototype;
-}
 
 function isRuleGroup(node: unknown): node is RuleGroup {
   return isObject(node) && Array.isArray(node.rules);

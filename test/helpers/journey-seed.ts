@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import { columnsOf, rawQuery } from '../../src/db/raw.js';
-import { compileJourney } from '../../src/engine/journeys/graph.js';
-import type { JourneyEdge, JourneyNode } from '../../src/engine/journeys/schemas.js';
+import { compileJourney } from '../../src/modules/journeys/engine/graph.js';
+import type { JourneyEdge, JourneyNode } from '../../src/modules/journeys/engine/schemas.js';
 import { startEnrollment } from '../../src/modules/journeys/runtime/enroll.js';
 import { type Live, persist } from '../../src/modules/journeys/runtime/store.js';
 import { newId } from '../../src/platform/ids.js';

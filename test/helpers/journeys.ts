@@ -1,7 +1,12 @@
 import fc from 'fast-check';
-import type { JourneyGraph } from '../../src/engine/journeys/graph.js';
-import type { GoalConfig, JourneyEdge, JourneyNode, NodeOf } from '../../src/engine/journeys/schemas.js';
 import type { RuleNode } from '../../src/engine/rules.js';
+import type { JourneyGraph } from '../../src/modules/journeys/engine/graph.js';
+import type {
+  GoalConfig,
+  JourneyEdge,
+  JourneyNode,
+  NodeOf,
+} from '../../src/modules/journeys/engine/schemas.js';
 
 /**
  * Journey canvases for tests: small builders (node ids are readable names; the engine takes any

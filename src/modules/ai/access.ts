@@ -5,9 +5,7 @@ import type { AppDeps } from '../../deps.js';
 import type { ServiceCtx } from '../../platform/context.js';
 import { AppError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import { decide } from '../pricing/enforce.js';
-import { loadSubscription } from '../pricing/subscription.js';
-import { countUsage } from '../pricing/usage.js';
+import { countUsage, decide, loadSubscription } from '../pricing/index.js';
 import { type AiClient, createAiClient } from './provider-client.js';
 
 /** What the AI services need from the app: provider settings, the key decryptor, the log. */

@@ -3,7 +3,7 @@ import { type AiProviderName, aiConfigs } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import { assertFeatureEnabled } from '../pricing/enforce.js';
+import { assertFeatureEnabled } from '../pricing/index.js';
 import { type AiConfigRow, type AiDeps, findAiConfig } from './access.js';
 import { maskKey } from './mask.js';
 import { verifyProviderKey } from './provider-client.js';

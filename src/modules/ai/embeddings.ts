@@ -2,7 +2,7 @@ import type { Executor } from '../../db/client.js';
 import { rawQuery } from '../../db/raw.js';
 import type { AiProviderName } from '../../db/schema/index.js';
 import type { AppDeps } from '../../deps.js';
-import { getTenantPlan } from '../pricing/enforce.js';
+import { getTenantPlan } from '../pricing/index.js';
 import { type AiConfigRow, decryptKey, recordAiTokens } from './access.js';
 import { createAiClient } from './provider-client.js';
 import { PROVIDERS } from './providers.js';

@@ -1,11 +1,16 @@
 import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
-import { goalConfigSchema, journeyNodeSchema } from '../../engine/journeys/schemas.js';
-import { validateForPublish } from '../../engine/journeys/validate.js';
 import { newId } from '../../platform/ids.js';
-import { type CatalogEntry, contentCatalog } from '../journeys/records.js';
-import { type CreateJourneyInput, createJourneyBody } from '../journeys/schemas.js';
-import { createJourneyInTx } from '../journeys/service.js';
+import {
+  type CatalogEntry,
+  type CreateJourneyInput,
+  contentCatalog,
+  createJourneyBody,
+  createJourneyInTx,
+  goalConfigSchema,
+  journeyNodeSchema,
+  validateForPublish,
+} from '../journeys/index.js';
 import type { GenerationDef, ModelOutput } from './generation-def.js';
 import { modelSchemaOf } from './model-schema.js';
 import { fenced } from './prompts.js';

@@ -3,6 +3,7 @@ import { requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { errors } from '../../platform/http/schemas.js';
 import { commitContent, generateContent } from './generation.js';
+import { translateContent } from './machine-translation.js';
 import {
   commitContentBody,
   commitContentResponse,
@@ -16,7 +17,6 @@ import {
   translateResponse,
 } from './schemas.js';
 import { suggestAudience, suggestFlow } from './suggest.js';
-import { translateContent } from './translate.js';
 
 const tags = ['ai'];
 const editor = { auth: requireRole('EDITOR') };

@@ -6,7 +6,7 @@ import { notFound } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
 import { listPage } from '../../platform/pagination.js';
 import { sameJson } from '../../platform/same-json.js';
-import { assertFeatureEnabled } from '../pricing/enforce.js';
+import { assertFeatureEnabled } from '../pricing/index.js';
 import type { CreateArticleInput, ListArticlesQuery, UpdateArticleInput } from './schemas.js';
 
 /**

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { AI_PROVIDERS } from '../../db/schema/index.js';
 import { dataOf, jsonObject, listOf, timestamp, uuid } from '../../platform/http/schemas.js';
 import { paginationQuery } from '../../platform/pagination.js';
-import { FLOW_STEP_TYPES } from '../flows/schemas.js';
+import { FLOW_STEP_TYPES } from '../flows/index.js';
 import { GENERATION_TYPES } from './generation.js';
-import { TRANSLATABLE_TYPES } from './translate.js';
+import { TRANSLATABLE_TYPES } from './machine-translation.js';
 
 // ---- configuration ----------------------------------------------------------------------------
 

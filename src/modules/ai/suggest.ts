@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ServiceCtx } from '../../platform/context.js';
-import { createAudienceBody } from '../audiences/schemas.js';
-import { inlineStepBody, MAX_FLOW_STEPS } from '../flows/schemas.js';
+import { createAudienceBody } from '../audiences/index.js';
+import { inlineStepBody, MAX_FLOW_STEPS } from '../flows/index.js';
 import { type AiDeps, withAi } from './access.js';
 import { modelSchemaOf } from './model-schema.js';
 import { descriptionPrompt, fenced, GENERATION_SYSTEM } from './prompts.js';

@@ -1,5 +1,5 @@
-import { idIn } from '../events/properties.js';
-import type { StoredEvent } from '../events/types.js';
+import type { StoredEvent } from '../events/index.js';
+import { idIn } from '../events/index.js';
 
 /**
  * How events map onto rollup keys, shared by the writer (rollups-effect.ts) and the reader

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { Executor } from '../../db/client.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { columnsOf, SEP, sortedByKey } from '../../db/raw.js';
-import type { MemoKey } from '../events/effect.js';
+import type { MemoKey } from '../events/index.js';
 import { dayFromEpoch, type UserKeyPrefix } from './keys.js';
 
 /**

@@ -1,8 +1,7 @@
 import type { Executor } from '../../db/client.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { type ColumnPicker, columnsOf, SEP, sortedByKey } from '../../db/raw.js';
-import type { EventEffect, ProcessedBatch } from '../events/effect.js';
-import type { StoredEvent } from '../events/types.js';
+import type { EventEffect, ProcessedBatch, StoredEvent } from '../events/index.js';
 import {
   ACTIVE_SCOPE,
   activeUserOf,

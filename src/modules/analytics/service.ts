@@ -5,8 +5,8 @@ import { flows } from '../../db/schema/index.js';
 import type { ServiceCtx } from '../../platform/context.js';
 import { validationError } from '../../platform/errors.js';
 import { isUuid } from '../../platform/ids.js';
-import { EARLIEST_EVENT_DAY } from '../events/decode.js';
-import { findFlow, flowMissing, loadSteps } from '../flows/records.js';
+import { EARLIEST_EVENT_DAY } from '../events/index.js';
+import { findFlow, flowMissing, loadSteps } from '../flows/index.js';
 import { ACTIVE_SCOPE, completedScope, type DayRange, dayOf, heatmapUrl, stepScope } from './keys.js';
 import type { HeatmapQuery, RangeQuery } from './schemas.js';
 

@@ -6,7 +6,7 @@ import { randomHex, sha256 } from '../../platform/crypto.js';
 import { notFound, validationError } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
 import { listPage, type PageRequest } from '../../platform/pagination.js';
-import { assertPlanAllows } from '../pricing/enforce.js';
+import { assertPlanAllows } from '../pricing/index.js';
 
 /** `keyPrefix` is the first 12 characters of the key (DECISIONS §4): `wfx_` and 8 hex. */
 const PREFIX_LENGTH = 12;

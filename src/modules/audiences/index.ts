@@ -6,3 +6,8 @@ export const audiencesModule: ModuleManifest = {
   routes: audienceRoutes,
   tags: [{ name: 'audiences', description: 'Rule-based audiences that target flows and content' }],
 };
+
+// The surface other modules use.
+export { assertAudienceUsable } from './lookup.js';
+export { createAudienceBody } from './schemas.js';
+export { loadLiveAudiences } from './service.js';

@@ -6,7 +6,7 @@ import { randomHex } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
 import { type AuthCtx, nowOf } from './context.js';
 import { createOwnerAccount, signUpError } from './register.js';
-import { findUserByEmail, type SignedIn, signInMember } from './session.js';
+import { findUserByEmail, type SignedIn, signInMember } from './sign-in.js';
 
 const GOOGLE_ISSUERS = ['accounts.google.com', 'https://accounts.google.com'];
 

@@ -6,7 +6,7 @@ import { hashPassword, issueSecret, sha256 } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { type AuthCtx, nowOf } from './context.js';
-import { findUserByEmail } from './session.js';
+import { findUserByEmail } from './sign-in.js';
 
 const RESET_TTL_MS = 60 * 60 * 1000;
 

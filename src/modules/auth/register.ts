@@ -3,9 +3,9 @@ import { users } from '../../db/schema/index.js';
 import { hashPassword } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import { provisionTenant } from '../tenants/provision.js';
+import { provisionTenant } from '../tenants/index.js';
 import type { AuthCtx } from './context.js';
-import { openSession, type SignedIn, userColumns } from './session.js';
+import { openSession, type SignedIn, userColumns } from './sign-in.js';
 
 interface RegisterInput {
   email: string;

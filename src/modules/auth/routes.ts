@@ -1,13 +1,12 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { REFRESH_COOKIE, readCookie } from '../../platform/auth/cookies.js';
+import { clearAuthCookies, REFRESH_COOKIE, readCookie, setAuthCookies } from '../../platform/auth/cookies.js';
 import { publicRoute, requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { emptyResponse, errors } from '../../platform/http/schemas.js';
+import { acceptInvite } from './accept-invite.js';
 import { authCtxOf } from './context.js';
-import { clearAuthCookies, setAuthCookies } from './cookies.js';
 import { googleSignIn } from './google.js';
-import { acceptInvite } from './invites.js';
 import { login, timingDummyHash } from './login.js';
 import { confirmPasswordReset, requestPasswordReset } from './password-reset.js';
 import { register } from './register.js';
@@ -26,7 +25,7 @@ import {
   signedInResponse,
   successResponse,
 } from './schemas.js';
-import { getMe, logout, refreshSession, type SignedIn } from './session.js';
+import { getMe, logout, refreshSession, type SignedIn } from './sign-in.js';
 
 const tags = ['auth'];
 const authScope = { auth: publicRoute('auth') };

@@ -16,7 +16,7 @@ import {
 } from '../../db/schema/index.js';
 import { newId } from '../../platform/ids.js';
 import { archiveExpiredContent, publishDueAnnouncements } from './bulk.js';
-import { loadDeliverableContent } from './delivery.js';
+import { loadDeliverableContent } from './delivery-contributor.js';
 import { sampleContentBody } from './samples.js';
 
 let t: TestApp;

@@ -3,8 +3,8 @@ import type { Executor } from '../../db/client.js';
 import { CONTENT_STATUSES, CONTENT_TYPES, type ContentType } from '../../db/schema/index.js';
 import { randomHex } from '../../platform/crypto.js';
 import { int32, jsonObject, nonNegativeInt32, timestamp, uuid } from '../../platform/http/schemas.js';
-import { assertFlowUsable } from '../flows/lookup.js';
-import type { PlanFeatureKey } from '../pricing/enforce.js';
+import { assertFlowUsable } from '../flows/index.js';
+import type { PlanFeatureKey } from '../pricing/index.js';
 import { triggerConfigRecord, triggerConfigSchema } from './triggers.js';
 
 /**

@@ -3,7 +3,7 @@ import { scheduledMovesJob } from '../../platform/schedule.js';
 import { archiveExpiredContent, publishDueAnnouncements, unpublishTaskListsForFlow } from './bulk.js';
 import { contentTag } from './content-routes.js';
 import { CONTENT_TYPE_LIST } from './definitions.js';
-import { contentDelivery } from './delivery.js';
+import { contentDelivery } from './delivery-contributor.js';
 import { findAudienceReferrers } from './references.js';
 import { moveResponses, surveyResponsesEffect } from './responses-effect.js';
 import { contentRoutes } from './routes.js';
@@ -32,3 +32,10 @@ export const contentModule: ModuleManifest = {
   referenceFinders: [{ target: 'audience', name: 'content', find: findAudienceReferrers }],
   dependentDisablers: [{ target: 'flow', name: 'task-lists', disable: unpublishTaskListsForFlow }],
 };
+
+export type { ContentTypeDef } from './definitions.js';
+// The surface other modules use.
+export { CONTENT_DEFS, CONTENT_TYPE_LIST, createBodyOf, deliveredRecordOf, recordOf } from './definitions.js';
+export { toContentRecord } from './records.js';
+export { npsSurvey } from './schemas.js';
+export { createContent, getContent } from './service.js';

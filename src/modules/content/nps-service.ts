@@ -5,7 +5,7 @@ import { audit, type ServiceCtx } from '../../platform/context.js';
 import { newId } from '../../platform/ids.js';
 import type { PageRequest } from '../../platform/pagination.js';
 import { sameJson } from '../../platform/same-json.js';
-import { assertFeatureEnabled } from '../pricing/enforce.js';
+import { assertFeatureEnabled } from '../pricing/index.js';
 import type { ContentAction } from './lifecycle.js';
 import { type NpsSurveyRecord, type NpsSurveyRow, npsListColumns } from './records.js';
 import type { createNpsSurveyBody, patchNpsSurveyBody } from './schemas.js';

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
 import { columnsOf, rawQuery } from '../../db/raw.js';
-import { isPlainObject } from '../../engine/rules.js';
+import { isPlainObject } from '../../engine/json.js';
 import { isUuid, newId } from '../../platform/ids.js';
-import type { EffectContext, EventEffect, ProcessedBatch } from '../events/effect.js';
-import type { StoredEvent } from '../events/types.js';
+import type { EffectContext, EventEffect, ProcessedBatch, StoredEvent } from '../events/index.js';
 import type { SurveyQuestion } from './definitions.js';
 
 /**

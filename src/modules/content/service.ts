@@ -6,7 +6,7 @@ import { validationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { sameJson } from '../../platform/same-json.js';
 import { assertScheduleWindow } from '../../platform/schedule.js';
-import { assertFeatureEnabled } from '../pricing/enforce.js';
+import { assertFeatureEnabled } from '../pricing/index.js';
 import { COLUMN_FIELDS, CONTENT_TYPE_LIST, type ColumnField, type ContentTypeDef } from './definitions.js';
 import type { ContentAction } from './lifecycle.js';
 import { type ContentRow, contentListColumns, toContentRecord } from './records.js';

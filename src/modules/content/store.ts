@@ -9,7 +9,7 @@ import { contentNotFound } from '../../platform/errors.js';
 import { isUuid } from '../../platform/ids.js';
 import { containsPattern, listPage, type PageRequest } from '../../platform/pagination.js';
 import { stateColumns } from '../../platform/state-machine.js';
-import { assertAudienceUsable } from '../audiences/lookup.js';
+import { assertAudienceUsable } from '../audiences/index.js';
 import { type ContentAction, contentLifecycle, transitionAudit } from './lifecycle.js';
 import type { contentListQuery } from './schemas.js';
 

@@ -3,11 +3,11 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { DatabaseHandle, Executor } from '../../db/client.js';
 import { rawQuery } from '../../db/raw.js';
-import type { Candidates, FrequencySettings, Servable } from '../../engine/delivery.js';
 import type { RuleNode } from '../../engine/rules.js';
-import { loadLiveAudiences } from '../audiences/service.js';
-import { applyTranslations, loadTranslations, type TranslatedFields } from '../translations/translate.js';
+import { loadLiveAudiences } from '../audiences/index.js';
+import { applyTranslations, loadTranslations, type TranslatedFields } from '../translations/index.js';
 import type { DeliveryContributor, DeliveryItem } from './contract.js';
+import type { Candidates, FrequencySettings, Servable } from './engine/choose-session.js';
 import { TRANSLATION_TYPES } from './items.js';
 
 /**
@@ -16,7 +16,7 @@ import { TRANSLATION_TYPES } from './items.js';
  * A snapshot holds every contributor's part (flows with steps, content items and NPS surveys,
  * and what experiments and journeys choose from), the rule trees of the audiences they use, the
  * frequency settings, and per requested locale the translated, already-serialized JSON of every
- * item. A session then only chooses (engine/delivery.ts) and concatenates bytes.
+ * item. A session then only chooses (engine/choose-session.ts) and concatenates bytes.
  *
  * Freshness without reading other modules' code paths: database triggers (migration 0014) bump
  * `tenant_delivery_versions.version` at commit of any transaction that changes what a snapshot
@@ -70,7 +70,7 @@ export interface Snapshot {
 }
 
 export interface SessionCandidates extends Candidates {
-  /** `choiceKey` of the candidates (sdk/session.ts), set on first use. */
+  /** `choiceKey` of the candidates (sdk/serve-session.ts), set on first use. */
   key?: string;
 }
 

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/client.js';
-import type { ContributorChoice, Servable, SessionFacts } from '../../engine/delivery.js';
+import type { ContributorChoice, Servable, SessionFacts } from './engine/choose-session.js';
 
 /**
  * The delivery seam. A module that adds to what `POST /api/sdk/session` serves contributes a

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Servable } from '../../engine/delivery.js';
 import { MATCH_TYPES, type UrlRule } from '../../engine/url-match.js';
+import type { Servable } from './engine/choose-session.js';
 
 /** Helpers for contributors building delivery items from stored records. */
 

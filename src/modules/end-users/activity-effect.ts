@@ -2,7 +2,7 @@ import type { Executor } from '../../db/client.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { columnsOf, SEP, sortedByKey } from '../../db/raw.js';
 import { newId } from '../../platform/ids.js';
-import type { EventEffect, ProcessedBatch } from '../events/effect.js';
+import type { EventEffect, ProcessedBatch } from '../events/index.js';
 import { itemStateOf } from './item-states.js';
 
 /**

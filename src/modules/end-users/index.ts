@@ -12,3 +12,7 @@ export const endUsersModule: ModuleManifest = {
   effects: [endUserActivityEffect],
   endUserMergers: [moveItemStates],
 };
+
+// The surface other modules use.
+export type { EndUserMerger } from './contract.js';
+export { identifyEndUser } from './identify.js';

@@ -5,8 +5,8 @@
 
 import type { Executor } from '../../db/client.js';
 import { rawQuery } from '../../db/raw.js';
-import { idIn } from '../events/properties.js';
-import type { StoredEvent } from '../events/types.js';
+import type { StoredEvent } from '../events/index.js';
+import { idIn } from '../events/index.js';
 
 export type ItemState = 'completed' | 'dismissed';
 

@@ -1,7 +1,7 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import type { FastifyRouteSchemaDef } from 'fastify/types/schema.js';
 import type { z } from 'zod';
-import { isPlainObject } from '../../engine/rules.js';
+import { isPlainObject } from '../../engine/json.js';
 import { type EventsBody, MAX_EVENTS_PER_REQUEST, type SdkEventInput, sdkEvent } from './schema.js';
 import { EVENT_TYPES } from './types.js';
 

@@ -15,5 +15,10 @@ export const eventsModule: ModuleManifest = {
   jobs: [eventProcessorJob],
 };
 
+// The surface other modules use.
+export { EARLIEST_EVENT_DAY } from './decode.js';
 export type { EffectContext, EventEffect, MemoKey, ProcessedBatch } from './effect.js';
+export { idIn } from './properties.js';
+export type { EventRecorder } from './recorder.js';
+export { serverEvent } from './recorder.js';
 export type { StoredEvent } from './types.js';

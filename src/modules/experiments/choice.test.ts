@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bucketOf, variantAtBucket } from '../../engine/experiments/assignment.js';
-import { chooseExperiments, type RunningExperiment } from './delivery.js';
+import { chooseExperiments, type RunningExperiment } from './delivery-contributor.js';
+import { bucketOf, variantAtBucket } from './engine/assignment.js';
 
 /** The session's experiment choice, pure: properties over generated experiments and users. */
 

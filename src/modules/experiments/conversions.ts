@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/client.js';
 import { rawQuery } from '../../db/raw.js';
 import { isUuid } from '../../platform/ids.js';
-import type { EventEffect, ProcessedBatch } from '../events/effect.js';
+import type { EventEffect, ProcessedBatch } from '../events/index.js';
 
 /**
  * EXPERIMENT_CONVERSION events (DECISIONS §6): `properties.experimentId` names the experiment;

@@ -1,7 +1,7 @@
 import type { ModuleManifest } from '../../deps.js';
 import { scheduledMovesJob } from '../../platform/schedule.js';
 import { experimentConversionsEffect, moveAssignments } from './conversions.js';
-import { experimentDelivery } from './delivery.js';
+import { experimentDelivery } from './delivery-contributor.js';
 import { completeEndedExperiments } from './results.js';
 import { experimentRoutes } from './routes.js';
 import { experimentsUsingAudience, stopExperimentsForFlow } from './service.js';

@@ -5,7 +5,7 @@ import { createTenant, type TenantFixture } from '../../../test/helpers/factorie
 import { apiKeyOf, dashboard, publishedFlow, sdkCall } from '../../../test/helpers/sdk.js';
 import { sqlRows } from '../../db/raw.js';
 import { processPendingEvents } from '../events/processor.js';
-import { chooseExperiments, loadRunningExperiments, rememberAssignments } from './delivery.js';
+import { chooseExperiments, loadRunningExperiments, rememberAssignments } from './delivery-contributor.js';
 
 let t: TestApp;
 beforeAll(async () => {

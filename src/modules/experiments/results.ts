@@ -1,8 +1,8 @@
 import type { Executor } from '../../db/client.js';
 import { rawQuery } from '../../db/raw.js';
-import { analyzeExperiment } from '../../engine/experiments/stats.js';
 import { recordAudits } from '../../platform/audit.js';
 import type { ServiceCtx } from '../../platform/context.js';
+import { analyzeExperiment } from './engine/stats.js';
 import { experimentMissing, findExperiment, loadVariants } from './records.js';
 
 /**
@@ -119,7 +119,7 @@ export async function experimentResults(ctx: ServiceCtx, id: string) {
 
 /**
  * `POST /api/experiments/:id/compute-results`: participants and conversions per variant (one
- * grouped index-only scan) fed to the pure statistics (engine/experiments/stats.ts).
+ * grouped index-only scan) fed to the pure statistics (engine/stats.ts).
  */
 export async function computeExperimentResults(ctx: ServiceCtx, id: string) {
   const row = await findExperiment(ctx.db, ctx.tenantId, id);

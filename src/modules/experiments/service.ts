@@ -8,9 +8,9 @@ import { isUuid, newId } from '../../platform/ids.js';
 import { containsPattern, listPage } from '../../platform/pagination.js';
 import type { Referrer } from '../../platform/references.js';
 import { sameJson } from '../../platform/same-json.js';
-import { assertAudienceUsable } from '../audiences/lookup.js';
-import { assertFlowUsable } from '../flows/lookup.js';
-import { assertFeatureEnabled, assertPlanAllows } from '../pricing/enforce.js';
+import { assertAudienceUsable } from '../audiences/index.js';
+import { assertFlowUsable } from '../flows/index.js';
+import { assertFeatureEnabled, assertPlanAllows } from '../pricing/index.js';
 import {
   type ExperimentRecord,
   type ExperimentRow,

@@ -11,7 +11,7 @@ import {
 import { auditLogs, type FlowStatus, flows } from '../../db/schema/index.js';
 import type { DependentDisabler, Referrer } from '../../platform/references.js';
 import { allModules } from '../index.js';
-import { loadDeliverableFlows } from './delivery.js';
+import { loadDeliverableFlows } from './delivery-contributor.js';
 import { archiveExpiredFlows, publishDueFlows } from './scheduling.js';
 import { flowLifecycle } from './transitions.js';
 

@@ -1,6 +1,6 @@
 import type { ModuleManifest } from '../../deps.js';
 import { scheduledMovesJob } from '../../platform/schedule.js';
-import { flowDelivery } from './delivery.js';
+import { flowDelivery } from './delivery-contributor.js';
 import { flowRoutes } from './routes.js';
 import { archiveExpiredFlows, publishDueFlows } from './scheduling.js';
 import { flowsUsingAudience } from './service.js';
@@ -19,3 +19,9 @@ export const flowsModule: ModuleManifest = {
   delivery: [flowDelivery],
   referenceFinders: [{ target: 'audience', name: 'flows', find: flowsUsingAudience }],
 };
+
+// The surface other modules use.
+export { assertFlowUsable } from './lookup.js';
+export { findFlow, flowMissing, loadSteps, loadStepsOf, toFlowRecord } from './records.js';
+export { createFlowBody, FLOW_STEP_TYPES, flowRecord, inlineStepBody, MAX_FLOW_STEPS } from './schemas.js';
+export { createFlow, getFlow } from './service.js';

@@ -9,8 +9,8 @@ import type { Referrer } from '../../platform/references.js';
 import { sameJson } from '../../platform/same-json.js';
 import { assertScheduleWindow } from '../../platform/schedule.js';
 import { stateColumns } from '../../platform/state-machine.js';
-import { assertAudienceUsable } from '../audiences/lookup.js';
-import { assertPlanAllows } from '../pricing/enforce.js';
+import { assertAudienceUsable } from '../audiences/index.js';
+import { assertPlanAllows } from '../pricing/index.js';
 import {
   type FlowRecord,
   type FlowRow,

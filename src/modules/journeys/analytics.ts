@@ -1,12 +1,12 @@
 import { rawQuery } from '../../db/raw.js';
-import { ENROLLMENT_STATUSES, type EnrollmentStatus } from '../../engine/journeys/machine.js';
 import { percentage } from '../../engine/math.js';
 import type { ServiceCtx } from '../../platform/context.js';
+import { ENROLLMENT_STATUSES, type EnrollmentStatus } from './engine/machine.js';
 import { findJourney, journeyMissing, loadCanvas } from './records.js';
 
 /**
  * `GET /api/journeys/:id/analytics`, in SQL over the node history (the reference is
- * `journeyStats` in engine/journeys/analytics.ts, and a test holds the two together): per node the
+ * `journeyStats` in test/helpers/journey-stats.ts, and a test holds the two together): per node the
  * entries, exits, enrollments waiting there now, distinct enrollments and how many of them
  * reached the goal (conversion, percent); per status counts; the median time to the goal.
  */

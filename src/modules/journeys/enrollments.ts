@@ -1,10 +1,10 @@
 import type { Executor } from '../../db/client.js';
 import { rawQuery } from '../../db/raw.js';
-import type { GoalConfig } from '../../engine/journeys/schemas.js';
-import { enrollRefusal } from '../../engine/journeys/triggers.js';
 import type { ServiceCtx } from '../../platform/context.js';
 import { AppError, invalidTransition, notFound, validationError } from '../../platform/errors.js';
 import { toList } from '../../platform/pagination.js';
+import type { GoalConfig } from './engine/schemas.js';
+import { enrollRefusal } from './engine/triggers.js';
 import { findJourney, journeyMissing } from './records.js';
 import {
   lockAndReadPrevious,

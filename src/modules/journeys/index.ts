@@ -1,6 +1,6 @@
 import type { ModuleManifest } from '../../deps.js';
 import { journeyRoutes } from './routes.js';
-import { journeyDelivery } from './runtime/delivery.js';
+import { journeyDelivery } from './runtime/delivery-contributor.js';
 import { journeyEventsEffect } from './runtime/events.js';
 import { moveEnrollments } from './runtime/merge.js';
 import { journeyArchiveSweepJob } from './runtime/sweep.js';
@@ -24,3 +24,12 @@ export const journeysModule: ModuleManifest = {
   referenceFinders: [{ target: 'audience', name: 'journeys', find: journeysUsingAudience }],
   dependentDisablers: [{ target: 'flow', name: 'journeys', disable: pauseJourneysUsingFlow }],
 };
+
+// The surface other modules use.
+export { goalConfigSchema, journeyNodeSchema } from './engine/schemas.js';
+export { validateForPublish } from './engine/validate.js';
+export type { CatalogEntry } from './records.js';
+export { contentCatalog } from './records.js';
+export type { CreateJourneyInput } from './schemas.js';
+export { createJourneyBody } from './schemas.js';
+export { createJourneyInTx } from './service.js';

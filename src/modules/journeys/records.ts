@@ -10,18 +10,18 @@ import {
   journeys,
   npsSurveys,
 } from '../../db/schema/index.js';
-import type { JourneyGraph } from '../../engine/journeys/graph.js';
+import { contentNotFound, validationError } from '../../platform/errors.js';
+import { isUuid } from '../../platform/ids.js';
+import type { JourneyGraph } from './engine/graph.js';
 import {
   CONTENT_SLUGS,
   type GoalConfig,
   type JourneyContentType,
   type JourneyEdge,
   type JourneyNode,
-} from '../../engine/journeys/schemas.js';
-import type { PublishIssue } from '../../engine/journeys/validate.js';
-import { validateForPublish } from '../../engine/journeys/validate.js';
-import { contentNotFound, validationError } from '../../platform/errors.js';
-import { isUuid } from '../../platform/ids.js';
+} from './engine/schemas.js';
+import type { PublishIssue } from './engine/validate.js';
+import { validateForPublish } from './engine/validate.js';
 
 export type JourneyRow = typeof journeys.$inferSelect;
 type NodeRow = typeof journeyNodes.$inferSelect;

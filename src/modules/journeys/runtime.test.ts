@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
 import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
+import { journeyStats } from '../../../test/helpers/journey-stats.js';
 import { apiKeyOf, audience, dashboard, publishedFlow, SITE, sdkCall } from '../../../test/helpers/sdk.js';
 import { rawQuery } from '../../db/raw.js';
-import { journeyStats } from '../../engine/journeys/analytics.js';
-import { chooseBranch, splitBucket } from '../../engine/journeys/machine.js';
 import { processPendingEvents } from '../events/processor.js';
-import { journeyDelivery } from './runtime/delivery.js';
+import { chooseBranch, splitBucket } from './engine/machine.js';
+import { journeyDelivery } from './runtime/delivery-contributor.js';
 import { JOURNEY_ARCHIVE_SWEEP } from './runtime/sweep.js';
 import { JOURNEY_TIMERS } from './runtime/timers.js';
 

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { JOURNEY_STATUSES } from '../../db/schema/index.js';
-import { ENROLLMENT_STATUSES } from '../../engine/journeys/machine.js';
+import { dataOf, jsonObject, listOf, timestamp, uuid } from '../../platform/http/schemas.js';
+import { paginationQuery } from '../../platform/pagination.js';
+import { ENROLLMENT_STATUSES } from './engine/machine.js';
 import {
   canvasSchema,
   goalConfigSchema,
@@ -11,13 +13,11 @@ import {
   MAX_EDGES,
   MAX_NODES,
   NODE_TYPES,
-} from '../../engine/journeys/schemas.js';
-import { dataOf, jsonObject, listOf, timestamp, uuid } from '../../platform/http/schemas.js';
-import { paginationQuery } from '../../platform/pagination.js';
+} from './engine/schemas.js';
 
 /**
  * The wire shapes of `/api/journeys` (the spec's Journey sections, DECISIONS §6). The canvas
- * shapes themselves are the engine's (`engine/journeys/schemas.ts`): `PUT /canvas` and create
+ * shapes themselves are the engine's (`engine/schemas.ts`): `PUT /canvas` and create
  * check exactly those.
  */
 

@@ -2,7 +2,6 @@ import { and, count, desc, eq, ilike, ne, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { rawQuery } from '../../db/raw.js';
 import { journeyEdges, journeyNodes, journeys } from '../../db/schema/index.js';
-import type { GoalConfig, JourneyNodeInput } from '../../engine/journeys/schemas.js';
 import { recordAudits } from '../../platform/audit.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { invalidTransition } from '../../platform/errors.js';
@@ -11,8 +10,9 @@ import { containsPattern, listPage } from '../../platform/pagination.js';
 import type { Referrer } from '../../platform/references.js';
 import { sameJson } from '../../platform/same-json.js';
 import { stateColumns } from '../../platform/state-machine.js';
-import { assertAudienceUsable } from '../audiences/lookup.js';
-import { assertPlanAllows } from '../pricing/enforce.js';
+import { assertAudienceUsable } from '../audiences/index.js';
+import { assertPlanAllows } from '../pricing/index.js';
+import type { GoalConfig, JourneyNodeInput } from './engine/schemas.js';
 import {
   assertPublishable,
   type Canvas,

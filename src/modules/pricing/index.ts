@@ -9,3 +9,9 @@ export const pricingModule: ModuleManifest = {
     { name: 'admin', description: 'Platform administration (platform admin token)' },
   ],
 };
+
+export type { PlanFeatureKey } from './enforce.js';
+// The surface other modules use.
+export { assertFeatureEnabled, assertPlanAllows, decide, getTenantPlan } from './enforce.js';
+export { createSubscription, loadSubscription } from './subscription.js';
+export { countUsage } from './usage.js';

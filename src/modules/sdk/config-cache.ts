@@ -4,8 +4,8 @@ import type { Database } from '../../db/client.js';
 import { tenants } from '../../db/schema/index.js';
 import { createLoadingCache } from '../../platform/cache.js';
 import type { ChangeFeed } from '../../platform/change-feed.js';
-import { getTenantPlan } from '../pricing/enforce.js';
-import { listLocales } from '../translations/locales.js';
+import { getTenantPlan } from '../pricing/index.js';
+import { listLocales } from '../translations/index.js';
 
 /** The SDK config of a tenant, serialized and encoded once: the body bytes and their strong ETag. */
 export interface ConfigEntry {

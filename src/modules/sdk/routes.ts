@@ -4,10 +4,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { API_KEY } from '../../platform/auth/guard.js';
 import { emptyResponse, errors, JSON_UTF8 } from '../../platform/http/schemas.js';
 import { etagMatches } from '../../platform/http/static-assets.js';
-import { createDeliveryCache } from '../delivery/cache.js';
-import { createSessionLookup } from '../delivery/lookup.js';
-import { identifyEndUser } from '../end-users/identify.js';
-import { serverEvent } from '../events/recorder.js';
+import { createDeliveryCache, createSessionLookup } from '../delivery/index.js';
+import { identifyEndUser } from '../end-users/index.js';
+import { serverEvent } from '../events/index.js';
 import { createBodyBuffers } from './body-buffers.js';
 import { createConfigCache } from './config-cache.js';
 import {
@@ -17,7 +16,7 @@ import {
   sessionBody,
   sessionResponse,
 } from './schemas.js';
-import { openSession, rememberersOf } from './session.js';
+import { rememberersOf, serveSession } from './serve-session.js';
 
 const tags = ['sdk'];
 
@@ -134,7 +133,7 @@ export const sdkRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
       async (request, reply) => {
-        const { body, correlationId } = await openSession(sessionEnv, request.sdk!, request.body);
+        const { body, correlationId } = await serveSession(sessionEnv, request.sdk!, request.body);
         request.correlationId = correlationId;
         // Every byte is with the kernel (or compressed) once the response has finished.
         reply.raw.once('finish', () => sessionEnv.bodies.give(body));

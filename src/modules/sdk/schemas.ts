@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { dataOf, jsonObject, uuid } from '../../platform/http/schemas.js';
-import { CONTENT_TYPE_LIST, deliveredRecordOf } from '../content/definitions.js';
-import { npsSurvey } from '../content/schemas.js';
-import { flowRecord } from '../flows/schemas.js';
+import { CONTENT_TYPE_LIST, deliveredRecordOf, npsSurvey } from '../content/index.js';
+import { flowRecord } from '../flows/index.js';
 
 /** Largest `traits` object identify accepts, serialized as JSON (UTF-8 bytes). */
 export const MAX_TRAITS_BYTES = 32 * 1024;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LocaleView } from '../delivery/cache.js';
-import { joinedItems } from './session.js';
+import { joinedItems } from './serve-session.js';
 
 const viewOf = (flows: unknown[], content: unknown[], maxBytes: number): LocaleView => ({
   flows: flows.map((f) => Buffer.from(JSON.stringify(f))),

@@ -6,3 +6,6 @@ export const tenantsModule: ModuleManifest = {
   routes: tenantRoutes,
   tags: [{ name: 'tenants', description: 'The current company, its members and invites' }],
 };
+
+// The surface other modules use.
+export { provisionTenant } from './provision.js';

@@ -7,7 +7,7 @@ import { issueSecret } from '../../platform/crypto.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
 import type { Mailer, MailStatus } from '../../platform/mail.js';
-import { assertPlanAllows } from '../pricing/enforce.js';
+import { assertPlanAllows } from '../pricing/index.js';
 import { memberLifecycle, memberState } from './member-state.js';
 import { type MemberRecord, memberColumns } from './members.js';
 import { assertOwnerFor } from './roles.js';

@@ -4,7 +4,7 @@ import { members, tenants } from '../../db/schema/index.js';
 import { randomHex } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import { createSubscription } from '../pricing/subscription.js';
+import { createSubscription } from '../pricing/index.js';
 
 interface ProvisionInput {
   name: string;

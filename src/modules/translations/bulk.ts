@@ -5,7 +5,7 @@ import { locales } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { type ValidationIssue, validationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import { assertFeatureEnabled } from '../pricing/enforce.js';
+import { assertFeatureEnabled } from '../pricing/index.js';
 import type { BulkTranslationRow } from './schemas.js';
 
 /**

@@ -6,3 +6,9 @@ export const translationsModule: ModuleManifest = {
   routes: translationRoutes,
   tags: [{ name: 'translations', description: 'Locales and translated content fields' }],
 };
+
+// The surface other modules use.
+export { listLocales, resolveLocale } from './locales.js';
+export type { TranslatedFields } from './localize.js';
+export { applyTranslations, loadTranslations } from './localize.js';
+export { upsertTranslation } from './service.js';

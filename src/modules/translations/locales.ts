@@ -5,7 +5,7 @@ import { type Locale, locales, translations } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { AppError, notFound, validationError } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
-import { assertFeatureEnabled } from '../pricing/enforce.js';
+import { assertFeatureEnabled } from '../pricing/index.js';
 import type { CreateLocaleInput, UpdateLocaleInput } from './schemas.js';
 
 /**

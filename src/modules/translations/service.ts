@@ -6,7 +6,7 @@ import { audit, type ServiceCtx } from '../../platform/context.js';
 import { AppError, notFound, validationError } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
 import { listPage } from '../../platform/pagination.js';
-import { assertFeatureEnabled } from '../pricing/enforce.js';
+import { assertFeatureEnabled } from '../pricing/index.js';
 import { resolveLocale } from './locales.js';
 import type { ListTranslationsQuery, UpsertTranslationInput } from './schemas.js';
 

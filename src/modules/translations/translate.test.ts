@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { applyTranslations } from './localize.js';
 import { canonicalLocaleCase } from './schemas.js';
-import { applyTranslations } from './translate.js';
 
 describe('applyTranslations', () => {
   const record = {

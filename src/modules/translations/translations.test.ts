@@ -5,7 +5,7 @@ import { createTestApp, expectError, type TestApp } from '../../../test/helpers/
 import { type Actor, createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
 import { auditLogs, locales, translations } from '../../db/schema/index.js';
 import { TENANT_CONFIG_TOPIC } from '../sdk/config-cache.js';
-import { applyTranslations, loadTranslations } from './translate.js';
+import { applyTranslations, loadTranslations } from './localize.js';
 
 let t: TestApp;
 

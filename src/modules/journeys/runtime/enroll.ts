@@ -1,11 +1,11 @@
 import type { Executor } from '../../../db/client.js';
 import { columnsOf, rawQuery } from '../../../db/raw.js';
-import type { CompiledJourney } from '../../../engine/journeys/graph.js';
-import { initialEnrollmentState } from '../../../engine/journeys/machine.js';
-import { journeySettingsSchema, type Reentry } from '../../../engine/journeys/schemas.js';
-import type { PreviousEnrollment } from '../../../engine/journeys/triggers.js';
 import type { RuleContext } from '../../../engine/rules.js';
 import { newId } from '../../../platform/ids.js';
+import type { CompiledJourney } from '../engine/graph.js';
+import { initialEnrollmentState } from '../engine/machine.js';
+import { journeySettingsSchema, type Reentry } from '../engine/schemas.js';
+import type { PreviousEnrollment } from '../engine/triggers.js';
 import { feed, type Live } from './store.js';
 
 /** The audience-rule context of an end user: userId (external id), role (`traits.role`), traits. */

@@ -1,14 +1,13 @@
 import type { Executor } from '../../../db/client.js';
 import { preparedQuery } from '../../../db/prepared.js';
 import { columnsOf } from '../../../db/raw.js';
-import type { CompiledJourney } from '../../../engine/journeys/graph.js';
-import type { EnrollmentState } from '../../../engine/journeys/machine.js';
-import type { GoalConfig } from '../../../engine/journeys/schemas.js';
-import { enrollRefusal, type PreviousEnrollment, triggerMatches } from '../../../engine/journeys/triggers.js';
 import { matchesRules, type RuleContext, type RuleNode } from '../../../engine/rules.js';
-import { loadLiveAudiences } from '../../audiences/service.js';
-import type { EventEffect, ProcessedBatch } from '../../events/effect.js';
-import type { StoredEvent } from '../../events/types.js';
+import { loadLiveAudiences } from '../../audiences/index.js';
+import type { EventEffect, ProcessedBatch, StoredEvent } from '../../events/index.js';
+import type { CompiledJourney } from '../engine/graph.js';
+import type { EnrollmentState } from '../engine/machine.js';
+import type { GoalConfig } from '../engine/schemas.js';
+import { enrollRefusal, type PreviousEnrollment, triggerMatches } from '../engine/triggers.js';
 import {
   asPrevious,
   lockAndReadPrevious,

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Executor } from '../../../db/client.js';
-import { type CompiledJourney, compileJourney } from '../../../engine/journeys/graph.js';
-import type { GoalConfig } from '../../../engine/journeys/schemas.js';
+import { type CompiledJourney, compileJourney } from '../engine/graph.js';
+import type { GoalConfig } from '../engine/schemas.js';
 import { loadCanvases } from '../records.js';
 
 /**

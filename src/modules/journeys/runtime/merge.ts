@@ -1,5 +1,5 @@
 import { rawQuery } from '../../../db/raw.js';
-import type { EndUserMerger } from '../../end-users/contract.js';
+import type { EndUserMerger } from '../../end-users/index.js';
 import { lockAndReadPrevious } from './enroll.js';
 
 /**

@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/database.js';
 import { validGraphArb } from '../../../../test/helpers/journeys.js';
 import { rawQuery } from '../../../db/raw.js';
-import { compileJourney, type JourneyGraph } from '../../../engine/journeys/graph.js';
-import type { EnrollmentInput } from '../../../engine/journeys/machine.js';
-import type { JourneyNode } from '../../../engine/journeys/schemas.js';
 import { newId } from '../../../platform/ids.js';
 import { provisionTenant } from '../../tenants/provision.js';
+import { compileJourney, type JourneyGraph } from '../engine/graph.js';
+import type { EnrollmentInput } from '../engine/machine.js';
+import type { JourneyNode } from '../engine/schemas.js';
 import { startEnrollment } from './enroll.js';
 import { feed, type Live, persist, timersOf } from './store.js';
 

@@ -1,17 +1,17 @@
 import type { Executor } from '../../../db/client.js';
 import { rawQuery } from '../../../db/raw.js';
 import { linesAs, quoted, textRows } from '../../../db/text-rows.js';
-import type { CompiledJourney } from '../../../engine/journeys/graph.js';
+import type { CompiledJourney } from '../engine/graph.js';
 import {
   type EnrollmentEffect,
   type EnrollmentInput,
   type EnrollmentState,
   type StepContext,
   step,
-} from '../../../engine/journeys/machine.js';
+} from '../engine/machine.js';
 
 /**
- * The durable side of the enrollment machine (engine/journeys/machine.ts): an enrollment's state
+ * The durable side of the enrollment machine (engine/machine.ts): an enrollment's state
  * is stored as the machine returns it, and the effects of its steps are written set-based — one
  * statement per table for any number of enrollments — inside the caller's transaction (the event
  * batch, the timer chunk, the manual enrollment, the session's first exposure).

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { matchesRules, type RuleContext } from '../rules.js';
+import { matchesRules, type RuleContext } from '../../../engine/rules.js';
 import { type CompiledJourney, edgeFrom } from './graph.js';
 import { type GoalConfig, type JourneyNode, MAX_NODES } from './schemas.js';
 import { eventMatchesName, goalMet, type JourneyEvent } from './triggers.js';

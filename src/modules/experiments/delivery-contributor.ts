@@ -1,8 +1,13 @@
 import type { Executor } from '../../db/client.js';
 import { rawQuery } from '../../db/raw.js';
-import type { ContributorChoice, ExperimentAssignment, SessionFacts } from '../../engine/delivery.js';
-import { assignVariant } from '../../engine/experiments/assignment.js';
-import type { DeliveryContributor, RememberEntry } from '../delivery/contract.js';
+import type {
+  ContributorChoice,
+  DeliveryContributor,
+  ExperimentAssignment,
+  RememberEntry,
+  SessionFacts,
+} from '../delivery/index.js';
+import { assignVariant } from './engine/assignment.js';
 
 /**
  * Experiments in `POST /api/sdk/session`. The snapshot holds the tenant's running experiments
@@ -11,7 +16,7 @@ import type { DeliveryContributor, RememberEntry } from '../delivery/contract.js
  *
  * - assigned already: that variant, whatever the splits or the audience say now (never changed);
  * - not yet: only an end user matching the experiment's audience is assigned, by the hash of
- *   (seed, end user id) into 10,000 buckets over the split ranges (engine/experiments), which
+ *   (seed, end user id) into 10,000 buckets over the split ranges (engine/), which
  *   every instance computes alike; the assignment is stored by `remember` before the session
  *   answers (idempotent: the (experiment, end user) key, ON CONFLICT DO NOTHING);
  * - the session serves the assigned variant's flow in place of the other variants' flows; a

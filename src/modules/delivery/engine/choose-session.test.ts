@@ -6,7 +6,7 @@ import {
   chooseSession,
   type ItemFilter,
   type Servable,
-} from './delivery.js';
+} from './choose-session.js';
 
 const ids = ['i0', 'i1', 'i2', 'i3', 'i4', 'i5', 'i6', 'i7'];
 const audiences = ['a0', 'a1', 'a2'];

@@ -13,8 +13,8 @@ import {
   tooltip,
 } from '../../../test/helpers/sdk.js';
 import { endUserItemStates, endUsers, eventBatches } from '../../db/schema/index.js';
-import type { SessionFacts } from '../../engine/delivery.js';
 import type { DeliveryContributor, RememberEntry } from '../delivery/contract.js';
+import type { SessionFacts } from '../delivery/engine/choose-session.js';
 import { processPendingEvents } from '../events/processor.js';
 import type { StoredEvent } from '../events/types.js';
 import { storedBody } from '../events/writer.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CONTENT_ID, edge, FLAG_RULE, node, validGraphArb } from '../../../test/helpers/journeys.js';
+import { CONTENT_ID, edge, FLAG_RULE, node, validGraphArb } from '../../../../test/helpers/journeys.js';
 import { compileJourney, exitLabels, type JourneyGraph } from './graph.js';
 import {
   DAY_MS,

@@ -1,5 +1,5 @@
-import { matchesRules, type RuleContext } from '../rules.js';
-import { matchUrl, type UrlRule } from '../url-match.js';
+import { matchesRules, type RuleContext } from '../../../engine/rules.js';
+import { matchUrl, type UrlRule } from '../../../engine/url-match.js';
 import type { GoalConfig, NodeOf, Reentry } from './schemas.js';
 
 /**

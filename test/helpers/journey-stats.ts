@@ -1,5 +1,5 @@
-import { percentage } from '../math.js';
-import { ENROLLMENT_STATUSES, type EnrollmentStatus } from './machine.js';
+import { percentage } from '../../src/engine/math.js';
+import { ENROLLMENT_STATUSES, type EnrollmentStatus } from '../../src/modules/journeys/engine/machine.js';
 
 /**
  * Journey analytics from enrollments and node history, as plain functions: the reference the

@@ -7,7 +7,7 @@ import { ROLE_RANK } from '../../platform/auth/guard.js';
 import { hashPassword, sha256 } from '../../platform/crypto.js';
 import { AppError, validationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import { assertPlanAllows } from '../pricing/enforce.js';
+import { assertPlanAllows } from '../pricing/index.js';
 import { type AuthCtx, nowOf } from './context.js';
 import { verifyGoogleIdToken } from './google.js';
 import { assertPassword } from './login.js';
@@ -20,7 +20,7 @@ import {
   type SignedIn,
   tenantColumns,
   userColumns,
-} from './session.js';
+} from './sign-in.js';
 
 interface AcceptInviteInput {
   token: string;

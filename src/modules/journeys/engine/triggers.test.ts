@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { node } from '../../../test/helpers/journeys.js';
+import { node } from '../../../../test/helpers/journeys.js';
 import type { GoalConfig, NodeOf, Reentry } from './schemas.js';
 import {
   enrollRefusal,

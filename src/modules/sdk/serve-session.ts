@@ -1,4 +1,17 @@
 import type { DatabaseHandle } from '../../db/client.js';
+import type { RuleContext } from '../../engine/rules.js';
+import { createBatcher } from '../../platform/batcher.js';
+import { newId } from '../../platform/ids.js';
+import type {
+  DeliveryCache,
+  DeliveryContributor,
+  LocaleView,
+  RememberEntry,
+  SessionCandidates,
+  SessionLookup,
+  SessionLookupFn,
+  Snapshot,
+} from '../delivery/index.js';
 import {
   audienceMatcher,
   type ContributorChoice,
@@ -6,15 +19,9 @@ import {
   candidatesOf,
   chooseSession,
   type SessionFacts,
-} from '../../engine/delivery.js';
-import type { RuleContext } from '../../engine/rules.js';
-import { createBatcher } from '../../platform/batcher.js';
-import { newId } from '../../platform/ids.js';
-import type { DeliveryCache, LocaleView, SessionCandidates, Snapshot } from '../delivery/cache.js';
-import type { DeliveryContributor, RememberEntry } from '../delivery/contract.js';
-import type { SessionLookup, SessionLookupFn } from '../delivery/lookup.js';
-import { type EventRecorder, serverEvent } from '../events/recorder.js';
-import type { StoredEvent } from '../events/types.js';
+} from '../delivery/index.js';
+import type { StoredEvent } from '../events/index.js';
+import { type EventRecorder, serverEvent } from '../events/index.js';
 import type { BodyBuffers } from './body-buffers.js';
 
 export interface SessionInput {
@@ -189,11 +196,11 @@ function choosers(env: SessionEnv, snapshot: Snapshot, user: SessionLookup): Con
  * user states and the tenant's delivery version in one read-only statement (shared with
  * concurrent sessions; an INSERT only for a new end user), records the session start through the
  * event writer (group commit) at the same time, then chooses from the delivery snapshot
- * (engine/delivery.ts) and writes the chosen items' pre-serialized JSON into a buffer of
+ * (delivery/engine/choose-session.ts) and writes the chosen items' pre-serialized JSON into a buffer of
  * `env.bodies`. Returns the response body (bytes, to hand back to `env.bodies` once sent) and the
  * correlationId of the stored session-start batch.
  */
-export async function openSession(
+export async function serveSession(
   env: SessionEnv,
   sdk: { tenantId: string; apiKeyId: string },
   input: SessionInput,

@@ -2,8 +2,8 @@ import { and, desc, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { flows } from '../../db/schema/index.js';
 import { liveAt } from '../../platform/schedule.js';
-import type { DeliveryContributor } from '../delivery/contract.js';
-import { encodeRecord, flowUrlRule, servableOf, TRANSLATION_TYPES } from '../delivery/items.js';
+import type { DeliveryContributor } from '../delivery/index.js';
+import { encodeRecord, flowUrlRule, servableOf, TRANSLATION_TYPES } from '../delivery/index.js';
 import { type FlowRecord, loadStepsOf, toFlowRecord } from './records.js';
 import { flowRecord } from './schemas.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { journeyStats, median } from './analytics.js';
+import { journeyStats, median } from './journey-stats.js';
 
 describe('median', () => {
   it('is the middle value, or the mean of the middle two', () => {

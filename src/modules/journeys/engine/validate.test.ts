@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CONTENT_ID, chain, edge, FLAG_RULE, node, validGraphArb } from '../../../test/helpers/journeys.js';
+import {
+  CONTENT_ID,
+  chain,
+  edge,
+  FLAG_RULE,
+  node,
+  validGraphArb,
+} from '../../../../test/helpers/journeys.js';
 import type { JourneyGraph } from './graph.js';
 import type { GoalConfig } from './schemas.js';
 import { type PublishChecks, validateForPublish } from './validate.js';

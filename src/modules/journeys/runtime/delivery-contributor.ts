@@ -3,19 +3,20 @@ import type { z } from 'zod';
 import type { Executor } from '../../../db/client.js';
 import { rawQuery } from '../../../db/raw.js';
 import { CONTENT_TYPES, contentItems, flows, npsSurveys } from '../../../db/schema/index.js';
-import type { ContributorChoice, JourneyDue } from '../../../engine/delivery.js';
-import type { CompiledJourney } from '../../../engine/journeys/graph.js';
-import { dueContent, type EnrollmentState } from '../../../engine/journeys/machine.js';
-import type { GoalConfig, Reentry } from '../../../engine/journeys/schemas.js';
-import { enrollRefusal, type PreviousEnrollment } from '../../../engine/journeys/triggers.js';
 import { newId } from '../../../platform/ids.js';
-import { CONTENT_DEFS, recordOf } from '../../content/definitions.js';
-import { toContentRecord } from '../../content/records.js';
-import { npsSurvey } from '../../content/schemas.js';
-import type { DeliveryContributor, DeliveryItem } from '../../delivery/contract.js';
-import { encodeRecord, servableOf, TRANSLATION_TYPES } from '../../delivery/items.js';
-import { loadStepsOf, toFlowRecord } from '../../flows/records.js';
-import { flowRecord } from '../../flows/schemas.js';
+import { CONTENT_DEFS, npsSurvey, recordOf, toContentRecord } from '../../content/index.js';
+import type {
+  ContributorChoice,
+  DeliveryContributor,
+  DeliveryItem,
+  JourneyDue,
+} from '../../delivery/index.js';
+import { encodeRecord, servableOf, TRANSLATION_TYPES } from '../../delivery/index.js';
+import { flowRecord, loadStepsOf, toFlowRecord } from '../../flows/index.js';
+import type { CompiledJourney } from '../engine/graph.js';
+import { dueContent, type EnrollmentState } from '../engine/machine.js';
+import type { GoalConfig, Reentry } from '../engine/schemas.js';
+import { enrollRefusal, type PreviousEnrollment } from '../engine/triggers.js';
 import { lockAndReadPrevious, pairKey, reentryOf, startEnrollment } from './enroll.js';
 import { graphsOf } from './graphs.js';
 import { type Live, persist } from './store.js';

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { sqlRows } from '../../db/raw.js';
-import { FORBIDDEN_SEGMENTS, isPlainObject } from '../../engine/rules.js';
+import { isPlainObject } from '../../engine/json.js';
+import { FORBIDDEN_SEGMENTS } from '../../engine/rules.js';
 
 /**
  * Delivery-side translation (SDK sessions and anything that serves content in a locale).

@@ -1,5 +1,5 @@
-import { matchesRules, type RuleContext, type RuleNode } from './rules.js';
-import { matchUrl, type UrlRule } from './url-match.js';
+import { matchesRules, type RuleContext, type RuleNode } from '../../../engine/rules.js';
+import { matchUrl, type UrlRule } from '../../../engine/url-match.js';
 
 /**
  * What one session is served, decided without I/O from a tenant's delivery snapshot (loaded

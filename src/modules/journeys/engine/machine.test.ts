@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CONTENT_ID, chain, edge, FLAG_RULE, node } from '../../../test/helpers/journeys.js';
-import type { RuleContext } from '../rules.js';
+import { CONTENT_ID, chain, edge, FLAG_RULE, node } from '../../../../test/helpers/journeys.js';
+import type { RuleContext } from '../../../engine/rules.js';
 import { compileJourney, type JourneyGraph } from './graph.js';
 import {
   chooseBranch,

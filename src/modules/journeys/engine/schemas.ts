@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ruleTreeSchema } from '../rule-schema.js';
-import type { RuleNode } from '../rules.js';
-import { MATCH_TYPES, MAX_URL_PATTERN_LENGTH, patternProblem } from '../url-match.js';
+import { ruleTreeSchema } from '../../../engine/rule-schema.js';
+import type { RuleNode } from '../../../engine/rules.js';
+import { MATCH_TYPES, MAX_URL_PATTERN_LENGTH, patternProblem } from '../../../engine/url-match.js';
 
 /**
  * The shapes of a journey canvas (DECISIONS §6): node types and their configs, edges, the goal
