@@ -164,8 +164,14 @@ describe('architecture: imports run down the layers', () => {
 
   it('keeps platform/ and db/ free of domains and of the composition', () => {
     const upward = into('src/modules/', 'src/workers/', 'src/deps.ts', 'src/app.ts', 'src/main.ts');
+    // A table may take its constants (the values a status column allows) from its module's pure engine.
+    const constantsOfEngine = (e: Edge) => e.from.startsWith('src/db/schema/') && isModuleEngine(e.to);
     expect(
-      show(edges.filter((e) => (under('src/platform/')(e) || under('src/db/')(e)) && upward(e))),
+      show(
+        edges.filter(
+          (e) => (under('src/platform/')(e) || under('src/db/')(e)) && upward(e) && !constantsOfEngine(e),
+        ),
+      ),
     ).toEqual([]);
     expect(show(edges.filter((e) => under('src/db/')(e) && into('src/platform/')(e)))).toEqual([]);
   });

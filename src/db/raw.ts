@@ -42,3 +42,12 @@ export function columnsOf<T>(rows: readonly T[], pickers: readonly ColumnPicker<
     typeof pick === 'function' ? rows.map((row) => pick(row)) : rows.map((row) => row[pick]),
   );
 }
+
+/**
+ * A json value of a row read by raw SQL: the drivers parse `json`/`jsonb` columns, but a value a
+ * prepared statement reads as text (or a `json` built into a text column) arrives as its text.
+ */
+export function jsonValue<T>(value: unknown): T | undefined {
+  if (value === null || value === undefined) return undefined;
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+}

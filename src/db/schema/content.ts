@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
 import type { MatchType } from '../../engine/url-match.js';
-import { created, ts, updated } from './columns.js';
+import { checkOneOf, created, ts, updated } from './columns.js';
 import { tenants } from './platform.js';
 
 export const CONTENT_TYPES = [
@@ -77,7 +77,7 @@ export const contentItems = pgTable(
       'content_items_type_check',
       sql`type in ('tooltips', 'beacons', 'task-lists', 'surveys', 'announcements', 'self-help')`,
     ),
-    check('content_items_status_check', sql`status in ('DRAFT', 'SCHEDULED', 'PUBLISHED', 'ARCHIVED')`),
+    checkOneOf('content_items_status_check', 'status', CONTENT_STATUSES),
   ],
 );
 
@@ -108,7 +108,7 @@ export const npsSurveys = pgTable(
     ),
     index('nps_surveys_tenant_status_idx').on(t.tenantId, t.status),
     index('nps_surveys_tenant_audience_idx').on(t.tenantId, t.audienceId).where(sql`audience_id is not null`),
-    check('nps_surveys_status_check', sql`status in ('DRAFT', 'SCHEDULED', 'PUBLISHED', 'ARCHIVED')`),
+    checkOneOf('nps_surveys_status_check', 'status', CONTENT_STATUSES),
   ],
 );
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgTable, primaryKey, text, unique, uuid } from 'drizzle-orm/pg-core';
-import { created, ts, updated } from './columns.js';
+import { checkOneOf, created, ts, updated } from './columns.js';
 import { endUsers } from './events.js';
 import { flows } from './flows.js';
 import { tenants } from './platform.js';
@@ -43,10 +43,7 @@ export const experiments = pgTable(
       .on(t.endDate)
       .where(sql`status in ('running', 'stopped') and end_date is not null`),
     check('experiments_type_check', sql`type in ('ab_test')`),
-    check(
-      'experiments_status_check',
-      sql`status in ('draft', 'running', 'stopped', 'completed', 'archived')`,
-    ),
+    checkOneOf('experiments_status_check', 'status', EXPERIMENT_STATUSES),
   ],
 );
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
-import { created, ts, updated } from './columns.js';
+import { checkOneOf, created, ts, updated } from './columns.js';
 import { tenants } from './platform.js';
 
 export const FLOW_STATUSES = ['DRAFT', 'PUBLISHED', 'SCHEDULED', 'ARCHIVED'] as const;
@@ -40,7 +40,7 @@ export const flows = pgTable(
     index('flows_expiry_idx')
       .on(t.expiresAt)
       .where(sql`status in ('PUBLISHED', 'SCHEDULED') and expires_at is not null`),
-    check('flows_status_check', sql`status in ('DRAFT', 'PUBLISHED', 'SCHEDULED', 'ARCHIVED')`),
+    checkOneOf('flows_status_check', 'status', FLOW_STATUSES),
   ],
 );
 

@@ -14,7 +14,8 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { created, ts, updated } from './columns.js';
+import { ENROLLMENT_STATUSES, type EnrollmentStatus } from '../../modules/journeys/engine/machine.js';
+import { checkOneOf, created, ts, updated } from './columns.js';
 import { endUsers } from './events.js';
 import { tenants } from './platform.js';
 
@@ -54,7 +55,7 @@ export const journeys = pgTable(
     ),
     index('journeys_tenant_status_idx').on(t.tenantId, t.status),
     index('journeys_tenant_audience_idx').on(t.tenantId, t.audienceId).where(sql`audience_id is not null`),
-    check('journeys_status_check', sql`status in ('DRAFT', 'PUBLISHED', 'PAUSED', 'ARCHIVED')`),
+    checkOneOf('journeys_status_check', 'status', JOURNEY_STATUSES),
   ],
 );
 
@@ -93,14 +94,6 @@ export const journeyEdges = pgTable(
   (t) => [primaryKey({ columns: [t.journeyId, t.ord] })],
 );
 
-export const ENROLLMENT_STATUS_VALUES = [
-  'in_progress',
-  'completed',
-  'goal_reached',
-  'abandoned',
-  'stopped',
-] as const;
-
 export const journeyEnrollments = pgTable(
   'journey_enrollments',
   {
@@ -112,10 +105,7 @@ export const journeyEnrollments = pgTable(
     endUserId: uuid('end_user_id')
       .notNull()
       .references(() => endUsers.id, { onDelete: 'cascade' }),
-    status: text('status')
-      .$type<(typeof ENROLLMENT_STATUS_VALUES)[number]>()
-      .notNull()
-      .default('in_progress'),
+    status: text('status').$type<EnrollmentStatus>().notNull().default('in_progress'),
     currentNodeId: uuid('current_node_id'),
     // json, not jsonb: written and read whole, never searched (migration 0057).
     state: json('state').$type<Record<string, unknown>>().notNull(),
@@ -137,10 +127,7 @@ export const journeyEnrollments = pgTable(
       t.enrolledAt.desc().nullsFirst(),
       t.id.desc().nullsFirst(),
     ),
-    check(
-      'journey_enrollments_status_check',
-      sql`status in ('in_progress', 'completed', 'goal_reached', 'abandoned', 'stopped')`,
-    ),
+    checkOneOf('journey_enrollments_status_check', 'status', ENROLLMENT_STATUSES),
   ],
 );
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, numeric, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { created, ts, updated } from './columns.js';
+import { checkOneOf, created, ts, updated } from './columns.js';
 import { tenants } from './platform.js';
 
 // Tables of the pricing domain (migration 0006_pricing.sql). Plans are seeded data.
@@ -43,7 +43,7 @@ export const subscriptions = pgTable(
   },
   (t) => [
     index('subscriptions_plan_idx').on(t.planId),
-    check('subscriptions_status_check', sql`status in ('active', 'trialing', 'past_due', 'canceled')`),
+    checkOneOf('subscriptions_status_check', 'status', SUBSCRIPTION_STATUSES),
   ],
 );
 

@@ -9,5 +9,6 @@ export const audiencesModule: ModuleManifest = {
 
 // The surface other modules use.
 export { assertAudienceUsable } from './lookup.js';
+export { audienceReferrers } from './referrers.js';
 export { createAudienceBody } from './schemas.js';
 export { loadLiveAudiences } from './service.js';

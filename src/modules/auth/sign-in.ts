@@ -3,7 +3,7 @@ import { and, asc, eq, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { members, type Role, sessions, tenants, users } from '../../db/schema/index.js';
 import { recordAudit } from '../../platform/audit.js';
-import { revokeSessions } from '../../platform/auth/sessions.js';
+import { liveMembershipOfSession, revokeSessions } from '../../platform/auth/sessions.js';
 import type { ServiceCtx } from '../../platform/context.js';
 import { audit } from '../../platform/context.js';
 import { issueSecret, safeEqual, sha256 } from '../../platform/crypto.js';
@@ -221,14 +221,7 @@ export async function refreshSession(
         memberId: members.id,
       })
       .from(sessions)
-      .leftJoin(
-        members,
-        and(
-          eq(members.tenantId, sessions.tenantId),
-          eq(members.userId, sessions.userId),
-          eq(members.isPending, false),
-        ),
-      )
+      .leftJoin(members, liveMembershipOfSession)
       .where(eq(sessions.id, parsed.sessionId))
       .limit(1);
     return row;

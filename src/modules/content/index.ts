@@ -1,10 +1,11 @@
+import { contentItems, npsSurveys } from '../../db/schema/index.js';
 import type { ModuleManifest } from '../../deps.js';
 import { scheduledMovesJob } from '../../platform/schedule.js';
+import { audienceReferrers } from '../audiences/index.js';
 import { archiveExpiredContent, publishDueAnnouncements, unpublishTaskListsForFlow } from './bulk.js';
 import { contentTag } from './content-routes.js';
 import { CONTENT_TYPE_LIST } from './definitions.js';
 import { contentDelivery } from './delivery-contributor.js';
-import { findAudienceReferrers } from './references.js';
 import { moveResponses, surveyResponsesEffect } from './responses-effect.js';
 import { contentRoutes } from './routes.js';
 
@@ -29,7 +30,18 @@ export const contentModule: ModuleManifest = {
   ],
   delivery: [contentDelivery],
   endUserMergers: [moveResponses],
-  referenceFinders: [{ target: 'audience', name: 'content', find: findAudienceReferrers }],
+  referenceFinders: [
+    {
+      target: 'audience',
+      name: 'content',
+      find: audienceReferrers(contentItems, { type: contentItems.type, archived: 'ARCHIVED' }),
+    },
+    {
+      target: 'audience',
+      name: 'nps-surveys',
+      find: audienceReferrers(npsSurveys, { type: 'nps-survey', archived: 'ARCHIVED' }),
+    },
+  ],
   dependentDisablers: [{ target: 'flow', name: 'task-lists', disable: unpublishTaskListsForFlow }],
 };
 

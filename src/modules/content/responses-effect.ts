@@ -5,6 +5,7 @@ import { isPlainObject } from '../../engine/json.js';
 import { isUuid, newId } from '../../platform/ids.js';
 import type { EffectContext, EventEffect, ProcessedBatch, StoredEvent } from '../events/index.js';
 import type { SurveyQuestion } from './definitions.js';
+import { npsScore } from './schemas.js';
 
 /**
  * SURVEY_RESPONSE and NPS_RESPONSE events become survey_responses and nps_responses rows.
@@ -314,10 +315,9 @@ function npsRowOf(
 ): Outcome<NpsRow> {
   const found = resolveTarget(item, npsSurveyIdOf(item.event), NPS_REF, npsSurveys, endUsers);
   if ('problem' in found) return found;
-  const score = item.event.properties?.score;
+  const score = npsScore.safeParse(item.event.properties?.score);
   const comment = item.event.properties?.comment;
-  if (!isInt(score) || score < 0 || score > 10)
-    return { problem: 'properties.score must be an integer from 0 to 10' };
+  if (!score.success) return { problem: 'properties.score must be an integer from 0 to 10' };
   if (comment !== undefined && comment !== null && typeof comment !== 'string') {
     return { problem: 'properties.comment must be a string' };
   }
@@ -327,7 +327,7 @@ function npsRowOf(
   return {
     ...found.base,
     npsSurveyId: found.target.id,
-    score,
+    score: score.data,
     comment: typeof comment === 'string' && comment.trim() !== '' ? comment : null,
   };
 }

@@ -73,11 +73,14 @@ export const npsSurveyList = listOf(
   }),
 );
 
+/** An NPS score: an integer from 0 to 10 (a response's `score`, and an NPS_RESPONSE event's `properties.score`). */
+export const npsScore = z.int().min(0).max(10);
+
 export const npsResponse = z.object({
   id: uuid,
   npsSurveyId: uuid,
   endUserId: uuid.nullable(),
-  score: z.number().int().min(0).max(10),
+  score: npsScore,
   comment: z.string().nullable(),
   submittedAt: timestamp,
   tenantId: uuid,

@@ -1,5 +1,6 @@
 import type { DatabaseHandle } from '../../db/client.js';
 import { preparedQuery } from '../../db/prepared.js';
+import { jsonValue } from '../../db/raw.js';
 import { createBatcher } from '../../platform/batcher.js';
 import { newId } from '../../platform/ids.js';
 import type { DeliveryContributor } from './contract.js';
@@ -103,7 +104,7 @@ export function createSessionLookup(database: DatabaseHandle, contributors: read
   const sql = statements(contributors);
 
   function toLookup(row: Row): SessionLookup {
-    const traits = typeof row.traits === 'string' ? JSON.parse(row.traits) : row.traits;
+    const traits = jsonValue(row.traits);
     const states = new Map<string, unknown>();
     sql.stateful.forEach((c, i) => {
       states.set(c.name, row.id === null ? null : c.userState!.parse(row[`s${i}`] ?? null));

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/client.js';
-import { rawQuery } from '../../db/raw.js';
+import { jsonValue, rawQuery } from '../../db/raw.js';
 import type {
   ContributorChoice,
   DeliveryContributor,
@@ -73,11 +73,7 @@ export async function loadRunningExperiments(tx: Executor, tenantId: string): Pr
     [tenantId],
   );
   return rows.map((r) => {
-    const variants = (typeof r.variants === 'string' ? JSON.parse(r.variants) : r.variants) as {
-      id: string;
-      flowId: string | null;
-      bp: number;
-    }[];
+    const variants = jsonValue<{ id: string; flowId: string | null; bp: number }[]>(r.variants) ?? [];
     return {
       id: r.id,
       seed: r.seed,
@@ -91,7 +87,7 @@ export async function loadRunningExperiments(tx: Executor, tenantId: string): Pr
 
 /** The user-state column (a jsonb object of experiment id → variant id) read without a schema: it is on every session. */
 function parseAssignments(value: unknown): Assignments {
-  const parsed = typeof value === 'string' ? JSON.parse(value) : value;
+  const parsed = jsonValue<unknown>(value as string | null);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
   const out: Assignments = {};
   for (const [k, v] of Object.entries(parsed as Record<string, unknown>))

@@ -1,10 +1,12 @@
+import { experiments } from '../../db/schema/index.js';
 import type { ModuleManifest } from '../../deps.js';
 import { scheduledMovesJob } from '../../platform/schedule.js';
+import { audienceReferrers } from '../audiences/index.js';
 import { experimentConversionsEffect, moveAssignments } from './conversions.js';
 import { experimentDelivery } from './delivery-contributor.js';
 import { completeEndedExperiments } from './results.js';
 import { experimentRoutes } from './routes.js';
-import { experimentsUsingAudience, stopExperimentsForFlow } from './service.js';
+import { stopExperimentsForFlow } from './service.js';
 
 /** A/B tests over flows: routes, assignment at session time, conversions from events, results. */
 export const experimentsModule: ModuleManifest = {
@@ -20,6 +22,12 @@ export const experimentsModule: ModuleManifest = {
   jobs: [scheduledMovesJob('experiment-completion', { completedExperiments: completeEndedExperiments })],
   delivery: [experimentDelivery],
   endUserMergers: [moveAssignments],
-  referenceFinders: [{ target: 'audience', name: 'experiments', find: experimentsUsingAudience }],
+  referenceFinders: [
+    {
+      target: 'audience',
+      name: 'experiments',
+      find: audienceReferrers(experiments, { type: 'experiment', archived: 'archived' }),
+    },
+  ],
   dependentDisablers: [{ target: 'flow', name: 'experiments', disable: stopExperimentsForFlow }],
 };

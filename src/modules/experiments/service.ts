@@ -291,23 +291,6 @@ export const archiveExperiment = (ctx: ServiceCtx, id: string) => transition(ctx
 
 // ---- references ------------------------------------------------------------------------------
 
-/** Experiments (not archived) targeting an audience: it cannot be deleted while any remain. */
-export async function experimentsUsingAudience(exec: Executor, tenantId: string, audienceId: string) {
-  if (!isUuid(audienceId)) return [];
-  const rows = await exec
-    .select({ id: experiments.id, name: experiments.name })
-    .from(experiments)
-    .where(
-      and(
-        eq(experiments.tenantId, tenantId),
-        eq(experiments.audienceId, audienceId),
-        ne(experiments.status, 'archived'),
-      ),
-    )
-    .orderBy(experiments.name);
-  return rows.map((r): Referrer => ({ type: 'experiment', id: r.id, name: r.name }));
-}
-
 /**
  * A flow deleted with `disableDependents=true`: running experiments with a variant serving it
  * are stopped (in the caller's transaction), each audited like a stop by hand.

@@ -1,9 +1,10 @@
+import { flows } from '../../db/schema/index.js';
 import type { ModuleManifest } from '../../deps.js';
 import { scheduledMovesJob } from '../../platform/schedule.js';
+import { audienceReferrers } from '../audiences/index.js';
 import { flowDelivery } from './delivery-contributor.js';
 import { flowRoutes } from './routes.js';
 import { archiveExpiredFlows, publishDueFlows } from './scheduling.js';
-import { flowsUsingAudience } from './service.js';
 
 export const flowsModule: ModuleManifest = {
   name: 'flows',
@@ -17,7 +18,13 @@ export const flowsModule: ModuleManifest = {
     }),
   ],
   delivery: [flowDelivery],
-  referenceFinders: [{ target: 'audience', name: 'flows', find: flowsUsingAudience }],
+  referenceFinders: [
+    {
+      target: 'audience',
+      name: 'flows',
+      find: audienceReferrers(flows, { type: 'flow', archived: 'ARCHIVED' }),
+    },
+  ],
 };
 
 // The surface other modules use.

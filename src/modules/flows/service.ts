@@ -3,7 +3,7 @@ import type { Executor, Transaction } from '../../db/client.js';
 import { flowSteps, flows } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { validationError } from '../../platform/errors.js';
-import { isUuid, newId } from '../../platform/ids.js';
+import { newId } from '../../platform/ids.js';
 import { containsPattern, listPage } from '../../platform/pagination.js';
 import type { Referrer } from '../../platform/references.js';
 import { sameJson } from '../../platform/same-json.js';
@@ -293,14 +293,3 @@ export const restoreFlow = async (ctx: ServiceCtx, id: string) => (await transit
 /** Soft delete (→ ARCHIVED, steps kept); `disable` switches off dependents in the same transaction. */
 export const deleteFlow = (ctx: ServiceCtx, id: string, disable?: (tx: Transaction) => Promise<Referrer[]>) =>
   transition(ctx, id, 'delete', disable);
-
-/** Flows still using an audience (non-archived): the audience cannot be deleted while any remain. */
-export async function flowsUsingAudience(exec: Executor, tenantId: string, audienceId: string) {
-  if (!isUuid(audienceId)) return [];
-  const rows = await exec
-    .select({ id: flows.id, name: flows.name })
-    .from(flows)
-    .where(and(eq(flows.tenantId, tenantId), eq(flows.audienceId, audienceId), ne(flows.status, 'ARCHIVED')))
-    .orderBy(flows.name);
-  return rows.map((r): Referrer => ({ type: 'flow', id: r.id, name: r.name }));
-}

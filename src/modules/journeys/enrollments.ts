@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/client.js';
-import { rawQuery } from '../../db/raw.js';
+import { jsonValue, rawQuery } from '../../db/raw.js';
 import type { ServiceCtx } from '../../platform/context.js';
 import { AppError, invalidTransition, notFound, validationError } from '../../platform/errors.js';
 import { toList } from '../../platform/pagination.js';
@@ -46,10 +46,7 @@ const toEnrollment = (r: EnrollmentRow) => ({
     id: r.end_user_id,
     userId: r.external_id,
     anonymousId: r.anonymous_id,
-    traits: (typeof r.traits === 'string' ? JSON.parse(r.traits) : (r.traits ?? {})) as Record<
-      string,
-      unknown
-    >,
+    traits: jsonValue<Record<string, unknown>>(r.traits) ?? {},
   },
 });
 

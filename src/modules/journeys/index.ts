@@ -1,11 +1,13 @@
+import { journeys } from '../../db/schema/index.js';
 import type { ModuleManifest } from '../../deps.js';
+import { audienceReferrers } from '../audiences/index.js';
 import { journeyRoutes } from './routes.js';
 import { journeyDelivery } from './runtime/delivery-contributor.js';
 import { journeyEventsEffect } from './runtime/events.js';
 import { moveEnrollments } from './runtime/merge.js';
 import { journeyArchiveSweepJob } from './runtime/sweep.js';
 import { journeyTimersJob } from './runtime/timers.js';
-import { journeysUsingAudience, pauseJourneysUsingFlow } from './service.js';
+import { pauseJourneysUsingFlow } from './service.js';
 
 /**
  * Journeys: the canvas API (`/api/journeys`) and the durable enrollment engine — the event
@@ -21,7 +23,13 @@ export const journeysModule: ModuleManifest = {
   jobs: [journeyTimersJob, journeyArchiveSweepJob],
   delivery: [journeyDelivery],
   endUserMergers: [moveEnrollments],
-  referenceFinders: [{ target: 'audience', name: 'journeys', find: journeysUsingAudience }],
+  referenceFinders: [
+    {
+      target: 'audience',
+      name: 'journeys',
+      find: audienceReferrers(journeys, { type: 'journey', archived: 'ARCHIVED' }),
+    },
+  ],
   dependentDisablers: [{ target: 'flow', name: 'journeys', disable: pauseJourneysUsingFlow }],
 };
 

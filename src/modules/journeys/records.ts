@@ -1,6 +1,6 @@
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { rawQuery } from '../../db/raw.js';
+import { jsonValue, rawQuery } from '../../db/raw.js';
 import {
   audiences,
   contentItems,
@@ -87,14 +87,9 @@ export async function loadCanvases(
 ): Promise<Map<string, Canvas & { version: number }>> {
   const byJourney = new Map<string, Canvas & { version: number }>();
   if (journeyIds.length === 0) return byJourney;
-  const rows = await rawQuery<{
-    id: string;
-    canvas_version: number;
-    nodes:
-      | { id: string; type: string; config: unknown; contentId: string | null; position: unknown }[]
-      | string;
-    edges: { s: string; t: string; l: string | null }[] | string;
-  }>(
+  type NodeRow = { id: string; type: string; config: unknown; contentId: string | null; position: unknown };
+  type EdgeRow = { s: string; t: string; l: string | null };
+  const rows = await rawQuery<{ id: string; canvas_version: number; nodes: unknown; edges: unknown }>(
     exec,
     `select j.id, j.canvas_version,
        coalesce((select jsonb_agg(jsonb_build_object('id', n.id, 'type', n.type, 'config', n.config,
@@ -106,12 +101,13 @@ export async function loadCanvases(
      from journeys j where j.id = any($1::uuid[]) and ($2::uuid is null or j.tenant_id = $2::uuid)`,
     [journeyIds, tenantId ?? null],
   );
-  const parsed = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
   for (const r of rows) {
     byJourney.set(r.id, {
       version: Number(r.canvas_version),
-      nodes: parsed(r.nodes).map((n) => toNode(n as Parameters<typeof toNode>[0])),
-      edges: parsed(r.edges).map((e) => toEdge({ sourceNodeId: e.s, targetNodeId: e.t, label: e.l })),
+      nodes: (jsonValue<NodeRow[]>(r.nodes) ?? []).map((n) => toNode(n as Parameters<typeof toNode>[0])),
+      edges: (jsonValue<EdgeRow[]>(r.edges) ?? []).map((e) =>
+        toEdge({ sourceNodeId: e.s, targetNodeId: e.t, label: e.l }),
+      ),
     });
   }
   return byJourney;

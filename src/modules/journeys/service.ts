@@ -308,23 +308,6 @@ export const restoreJourney = (ctx: ServiceCtx, id: string) => transition(ctx, i
 
 // ---- references --------------------------------------------------------------------------------
 
-/** Non-archived journeys targeting an audience (409 AUDIENCE_IN_USE lists them). */
-export async function journeysUsingAudience(exec: Executor, tenantId: string, audienceId: string) {
-  if (!isUuid(audienceId)) return [];
-  const rows = await exec
-    .select({ id: journeys.id, name: journeys.name })
-    .from(journeys)
-    .where(
-      and(
-        eq(journeys.tenantId, tenantId),
-        eq(journeys.audienceId, audienceId),
-        ne(journeys.status, 'ARCHIVED'),
-      ),
-    )
-    .orderBy(journeys.name);
-  return rows.map((r): Referrer => ({ type: 'journey', id: r.id, name: r.name }));
-}
-
 /**
  * Dependent disabler of a deleted flow (`DELETE /api/flows/:id?disableDependents=true`): every
  * PUBLISHED journey with a CONTENT node showing the flow is paused (no new enrollments; the

@@ -7,6 +7,7 @@ import { addRouteHooks } from '../http/route-hooks.js';
 import type { RateScope } from '../rate-limit.js';
 import type { SdkAuth } from './api-key-auth.js';
 import { readCookie, SESSION_COOKIE } from './cookies.js';
+import { liveMembershipOfSession } from './sessions.js';
 
 /**
  * Every route under /api declares who may call it in `config.auth`; this file turns that
@@ -141,14 +142,7 @@ const authenticateSession: Hook = async (request) => {
   const [row] = await database.db
     .select({ revokedAt: sessions.revokedAt, memberId: members.id, role: members.role })
     .from(sessions)
-    .leftJoin(
-      members,
-      and(
-        eq(members.tenantId, sessions.tenantId),
-        eq(members.userId, sessions.userId),
-        eq(members.isPending, false),
-      ),
-    )
+    .leftJoin(members, liveMembershipOfSession)
     .where(
       and(
         eq(sessions.id, claims.sessionId),

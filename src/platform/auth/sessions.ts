@@ -1,6 +1,17 @@
-import { and, isNull, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { sessions } from '../../db/schema/index.js';
+import { members, sessions } from '../../db/schema/index.js';
+
+/**
+ * The join from a session to its user's live (accepted) membership of the session's tenant:
+ * `.leftJoin(members, liveMembershipOfSession)`. A session whose membership has ended reads a
+ * null member, and no longer authenticates or refreshes.
+ */
+export const liveMembershipOfSession = and(
+  eq(members.tenantId, sessions.tenantId),
+  eq(members.userId, sessions.userId),
+  eq(members.isPending, false),
+);
 
 /**
  * Revokes the live sessions matching `where` (logout, password reset, member removal, refresh

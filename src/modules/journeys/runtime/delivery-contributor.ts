@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, ne } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Executor } from '../../../db/client.js';
-import { rawQuery } from '../../../db/raw.js';
+import { jsonValue, rawQuery } from '../../../db/raw.js';
 import { CONTENT_TYPES, contentItems, flows, npsSurveys } from '../../../db/schema/index.js';
 import { newId } from '../../../platform/ids.js';
 import { CONTENT_DEFS, npsSurvey, recordOf, toContentRecord } from '../../content/index.js';
@@ -302,7 +302,7 @@ export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUs
         where j.tenant_id = ${tenant} and ${isAudienceOnly} and e.status <> 'in_progress'
       ) x)`,
     parse: (value) => ({
-      entries: (typeof value === 'string' ? JSON.parse(value) : (value ?? [])) as StateEntry[],
+      entries: jsonValue<StateEntry[]>(value as string | null) ?? [],
     }),
   },
 

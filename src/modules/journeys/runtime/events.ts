@@ -1,6 +1,6 @@
 import type { Executor } from '../../../db/client.js';
 import { preparedQuery } from '../../../db/prepared.js';
-import { columnsOf } from '../../../db/raw.js';
+import { columnsOf, jsonValue } from '../../../db/raw.js';
 import { matchesRules, type RuleContext, type RuleNode } from '../../../engine/rules.js';
 import { loadLiveAudiences } from '../../audiences/index.js';
 import type { EventEffect, ProcessedBatch, StoredEvent } from '../../events/index.js';
@@ -139,10 +139,7 @@ async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Prom
   );
   const endUsers: (EndUser | undefined)[] = new Array(whoCols[0].length);
   for (const u of users) {
-    const traits = (typeof u.traits === 'string' ? JSON.parse(u.traits) : u.traits) as Record<
-      string,
-      unknown
-    >;
+    const traits = jsonValue<Record<string, unknown>>(u.traits) ?? {};
     endUsers[Number(u.i) - 1] = {
       id: u.id,
       externalId: u.external_id,
