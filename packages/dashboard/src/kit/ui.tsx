@@ -8,7 +8,7 @@ import {
   useId,
   useRef,
 } from 'react';
-import { ApiError } from './api';
+import { ApiError } from '../app/api';
 
 /**
  * The dashboard's component layer: plain, accessible HTML (native inputs, labels, <dialog>,

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, must } from '../api';
-import { useCan } from '../session';
+import { api, must } from '../../app/api';
+import { useCan } from '../../app/session';
 import {
   Button,
   Checkbox,
@@ -13,7 +13,7 @@ import {
   Page,
   Pagination,
   TextField,
-} from '../ui';
+} from '../../kit/ui';
 
 /** Translations side by side, one column per locale (RTL locales edited RTL), and the locales themselves. */
 export default function Translations() {

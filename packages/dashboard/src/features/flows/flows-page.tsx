@@ -1,8 +1,8 @@
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { api, must, PAGE_SIZE } from '../api';
-import { useCan, useSiteId } from '../session';
+import { api, must, PAGE_SIZE } from '../../app/api';
+import { useCan, useSiteId } from '../../app/session';
 import {
   Button,
   Empty,
@@ -17,7 +17,7 @@ import {
   StatusBadge,
   Tabs,
   TextField,
-} from '../ui';
+} from '../../kit/ui';
 
 export const TEMPLATES = [
   'PRODUCT_TOUR',

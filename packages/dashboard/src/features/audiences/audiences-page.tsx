@@ -1,8 +1,8 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { api, must, PAGE_SIZE } from '../api';
-import { useCan } from '../session';
-import { Button, Empty, FormError, formatDate, Loading, Page, Pagination } from '../ui';
+import { api, must, PAGE_SIZE } from '../../app/api';
+import { useCan } from '../../app/session';
+import { Button, Empty, FormError, formatDate, Loading, Page, Pagination } from '../../kit/ui';
 import { countRules } from './rule-builder';
 
 /** Audiences: search, pages; each opens in the rule builder. */

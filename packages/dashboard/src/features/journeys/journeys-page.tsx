@@ -1,8 +1,8 @@
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { api, must, PAGE_SIZE } from '../api';
-import { useCan, useSiteId } from '../session';
+import { api, must, PAGE_SIZE } from '../../app/api';
+import { useCan, useSiteId } from '../../app/session';
 import {
   Button,
   Empty,
@@ -15,7 +15,7 @@ import {
   Pagination,
   StatusBadge,
   TextField,
-} from '../ui';
+} from '../../kit/ui';
 
 /** Journeys: multi-step lifecycles drawn on a canvas. */
 export default function Journeys() {

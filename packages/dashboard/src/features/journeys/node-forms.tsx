@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { api, must, type Schemas } from '../api';
-import { SelectField, TextArea, TextField } from '../ui';
-import { asGroup, RuleGroup, type RuleNode } from './rule-builder';
+import { api, must, type Schemas } from '../../app/api';
+import { SelectField, TextArea, TextField } from '../../kit/ui';
+import { asGroup, RuleGroup, type RuleNode } from '../audiences/rule-builder';
 
 /**
  * The journey canvas's node configuration forms: one per node type, following the server's

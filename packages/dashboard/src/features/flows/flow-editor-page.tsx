@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { api, must, type Schemas } from '../api';
-import { useCan } from '../session';
+import { api, must, type Schemas } from '../../app/api';
+import { useCan } from '../../app/session';
 import {
   Button,
   FormError,
@@ -15,9 +15,9 @@ import {
   Tabs,
   TextArea,
   TextField,
-} from '../ui';
-import { AudiencePicker, fromLocalInput, toLocalInput } from './common';
-import { label, TEMPLATES } from './flows';
+} from '../../kit/ui';
+import { AudiencePicker, fromLocalInput, toLocalInput } from '../audiences/audience-picker';
+import { label, TEMPLATES } from './flows-page';
 import { StepPreview } from './step-preview';
 
 type Flow = Schemas['Flow'];

@@ -1,7 +1,7 @@
 import { Navigate, NavLink, Outlet, useLocation } from 'react-router';
+import { Loading } from '../kit/ui';
 import { ApiError } from './api';
 import { SessionProvider, useMe, useSignOut } from './session';
-import { Loading } from './ui';
 
 const NAV = [
   { to: '/flows', label: 'Flows', icon: '➜' },

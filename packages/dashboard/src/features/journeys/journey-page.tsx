@@ -18,11 +18,21 @@ import {
 import '@xyflow/react/dist/style.css';
 import { useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { ApiError, api, must, type Schemas } from '../api';
-import { useCan } from '../session';
-import { Button, FormError, formatDate, Loading, Notice, Page, StatusBadge, Tabs, TextField } from '../ui';
-import { NodeForm, splitDuration, useContentItems } from './journey-config';
-import { countRules } from './rule-builder';
+import { ApiError, api, must, type Schemas } from '../../app/api';
+import { useCan } from '../../app/session';
+import {
+  Button,
+  FormError,
+  formatDate,
+  Loading,
+  Notice,
+  Page,
+  StatusBadge,
+  Tabs,
+  TextField,
+} from '../../kit/ui';
+import { countRules } from '../audiences/rule-builder';
+import { NodeForm, splitDuration, useContentItems } from './node-forms';
 
 type NodeType = Schemas['JourneyNode']['type'];
 type NodeData = {

@@ -1,8 +1,18 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
-import { api, must, PAGE_SIZE } from '../api';
-import { useCan } from '../session';
-import { Button, Empty, FormError, formatDate, Loading, Page, Pagination, StatusBadge, Tabs } from '../ui';
+import { api, must, PAGE_SIZE } from '../../app/api';
+import { useCan } from '../../app/session';
+import {
+  Button,
+  Empty,
+  FormError,
+  formatDate,
+  Loading,
+  Page,
+  Pagination,
+  StatusBadge,
+  Tabs,
+} from '../../kit/ui';
 
 /** The six content types of /api/content/:type, and NPS surveys (their own resource). */
 export const CONTENT_TYPES = [

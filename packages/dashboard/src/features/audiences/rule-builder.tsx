@@ -1,4 +1,4 @@
-import type { Schemas } from '../api';
+import type { Schemas } from '../../app/api';
 
 export type RuleNode = Schemas['RuleTreeInput'];
 type Operator = NonNullable<RuleNode['operator']>;

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api, must } from '../api';
-import { useCan, useSiteId } from '../session';
+import { api, must } from '../../app/api';
+import { useCan, useSiteId } from '../../app/session';
 import {
   Button,
   FormError,
@@ -14,10 +14,10 @@ import {
   StatusBadge,
   TextArea,
   TextField,
-} from '../ui';
-import { AudiencePicker } from './common';
-import { CONTENT_TYPES, type ContentType, collectionPath } from './content';
-import { QuestionsEditor, TaskItemsEditor, withOrder } from './content-lists';
+} from '../../kit/ui';
+import { AudiencePicker } from '../audiences/audience-picker';
+import { CONTENT_TYPES, type ContentType, collectionPath } from './content-page';
+import { QuestionsEditor, TaskItemsEditor, withOrder } from './row-editors';
 
 type Item = Record<string, unknown> & { id: string; name: string; status: string; audienceId: string | null };
 

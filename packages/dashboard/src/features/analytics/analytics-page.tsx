@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
-import { api, must } from '../api';
-import { Empty, FormError, Loading, Page, percent, SelectField, Tabs, TextField } from '../ui';
+import { api, must } from '../../app/api';
+import { Empty, FormError, Loading, Page, percent, SelectField, Tabs, TextField } from '../../kit/ui';
 
 const TABS = [
   { value: 'overview', label: 'Overview' },

@@ -1,9 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
-import { api, must } from '../api';
-import { meQueryKey } from '../session';
-import { Button, FormError, fieldError, Notice, TextField } from '../ui';
+import { api, must } from '../../app/api';
+import { meQueryKey } from '../../app/session';
+import { Button, FormError, fieldError, Notice, TextField } from '../../kit/ui';
 import { GoogleSignIn } from './google-sign-in';
 
 /** Sign-in, sign-up, password reset and invite acceptance: public pages, cookie session. */

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api, must, type Schemas } from '../api';
-import { useCan } from '../session';
+import { api, must, type Schemas } from '../../app/api';
+import { useCan } from '../../app/session';
 import {
   Button,
   FormError,
@@ -14,8 +14,8 @@ import {
   StatusBadge,
   TextArea,
   TextField,
-} from '../ui';
-import { AudiencePicker } from './common';
+} from '../../kit/ui';
+import { AudiencePicker } from '../audiences/audience-picker';
 
 const SeriesChart = lazy(() => import('./series-chart'));
 

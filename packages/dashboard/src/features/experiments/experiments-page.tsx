@@ -1,8 +1,8 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { api, must, PAGE_SIZE } from '../api';
-import { useCan } from '../session';
-import { Button, Empty, FormError, formatDate, Loading, Page, Pagination, StatusBadge } from '../ui';
+import { api, must, PAGE_SIZE } from '../../app/api';
+import { useCan } from '../../app/session';
+import { Button, Empty, FormError, formatDate, Loading, Page, Pagination, StatusBadge } from '../../kit/ui';
 
 /** Experiments: A/B tests of flows (or a holdout) over an audience. */
 export default function Experiments() {

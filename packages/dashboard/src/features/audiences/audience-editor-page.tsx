@@ -1,9 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { ApiError, api, must } from '../api';
-import { useCan } from '../session';
-import { Button, FormError, fieldError, Loading, Notice, Page, TextArea, TextField } from '../ui';
+import { ApiError, api, must } from '../../app/api';
+import { useCan } from '../../app/session';
+import { Button, FormError, fieldError, Loading, Notice, Page, TextArea, TextField } from '../../kit/ui';
 import { asGroup, RuleGroup, type RuleNode } from './rule-builder';
 
 /** One audience: name, the rule builder, save/delete, and "Test this audience" against a user. */

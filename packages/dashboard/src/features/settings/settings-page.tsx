@@ -1,8 +1,8 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
-import { api, must, PAGE_SIZE, type Role } from '../api';
-import { useCan, useSession } from '../session';
+import { api, must, PAGE_SIZE, type Role } from '../../app/api';
+import { useCan, useSession } from '../../app/session';
 import {
   Button,
   Checkbox,
@@ -19,7 +19,7 @@ import {
   StatusBadge,
   Tabs,
   TextField,
-} from '../ui';
+} from '../../kit/ui';
 
 const TABS = [
   { value: 'team', label: 'Team' },

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, must } from '../api';
-import { SelectField } from '../ui';
+import { api, must } from '../../app/api';
+import { SelectField } from '../../kit/ui';
 
 /** Audiences as options for a targeting select (the first 100 by name). */
 export function AudiencePicker({

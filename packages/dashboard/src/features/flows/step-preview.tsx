@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { Schemas } from '../api';
+import type { Schemas } from '../../app/api';
 
 type Step = Pick<Schemas['FlowStep'], 'type' | 'targetSelector' | 'content' | 'settings'>;
 

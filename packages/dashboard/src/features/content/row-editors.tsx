@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { api, must } from '../api';
-import { Checkbox, SelectField, TextField } from '../ui';
+import { api, must } from '../../app/api';
+import { Checkbox, SelectField, TextField } from '../../kit/ui';
 
 /**
  * Row editors of the content editor: a survey's questions and a task list's items. Rows are added,

@@ -1,4 +1,4 @@
-import { Empty, Page } from '../ui';
+import { Empty, Page } from '../kit/ui';
 
 /** A section whose API has not landed in this build (journeys, experiments), or an unknown path. */
 export default function Soon({ what = 'This page', create }: { what?: string; create?: string }) {

@@ -1,24 +1,24 @@
 import { lazy, type ReactNode, Suspense } from 'react';
 import { createBrowserRouter, Navigate } from 'react-router';
+import { AcceptInvite, ForgotPassword, ResetPassword, SignIn, SignUp } from '../features/auth/auth-pages';
+import { Loading } from '../kit/ui';
 import { Layout } from './layout';
-import { AcceptInvite, ForgotPassword, ResetPassword, SignIn, SignUp } from './pages/auth';
-import { Loading } from './ui';
 
 // Every signed-in page is its own chunk: the first paint loads only the shell and the sign-in page.
-const FlowsList = lazy(() => import('./pages/flows'));
-const FlowEditor = lazy(() => import('./pages/flow-editor'));
-const Audiences = lazy(() => import('./pages/audiences'));
-const AudienceEditor = lazy(() => import('./pages/audience-editor'));
-const Content = lazy(() => import('./pages/content'));
-const ContentEditor = lazy(() => import('./pages/content-editor'));
-const Translations = lazy(() => import('./pages/translations'));
-const Analytics = lazy(() => import('./pages/analytics'));
-const Settings = lazy(() => import('./pages/settings'));
-const Journeys = lazy(() => import('./pages/journeys'));
-const JourneyCanvas = lazy(() => import('./pages/journey'));
-const Experiments = lazy(() => import('./pages/experiments'));
-const Experiment = lazy(() => import('./pages/experiment'));
-const Soon = lazy(() => import('./pages/soon'));
+const FlowsList = lazy(() => import('../features/flows/flows-page'));
+const FlowEditor = lazy(() => import('../features/flows/flow-editor-page'));
+const Audiences = lazy(() => import('../features/audiences/audiences-page'));
+const AudienceEditor = lazy(() => import('../features/audiences/audience-editor-page'));
+const Content = lazy(() => import('../features/content/content-page'));
+const ContentEditor = lazy(() => import('../features/content/content-editor-page'));
+const Translations = lazy(() => import('../features/translations/translations-page'));
+const Analytics = lazy(() => import('../features/analytics/analytics-page'));
+const Settings = lazy(() => import('../features/settings/settings-page'));
+const Journeys = lazy(() => import('../features/journeys/journeys-page'));
+const JourneyCanvas = lazy(() => import('../features/journeys/journey-page'));
+const Experiments = lazy(() => import('../features/experiments/experiments-page'));
+const Experiment = lazy(() => import('../features/experiments/experiment-page'));
+const Soon = lazy(() => import('./not-found'));
 
 const page = (node: ReactNode) => <Suspense fallback={<Loading />}>{node}</Suspense>;
 
