@@ -1,18 +1,10 @@
 import { Navigate, NavLink, Outlet, useLocation } from 'react-router';
-import { Loading } from '../kit/ui';
+import { Loading } from '../kit';
 import { ApiError } from './api';
+import { FEATURES } from './features';
 import { SessionProvider, useMe, useSignOut } from './session';
 
-const NAV = [
-  { to: '/flows', label: 'Flows', icon: '➜' },
-  { to: '/content', label: 'Content', icon: '▤' },
-  { to: '/audiences', label: 'Audiences', icon: '◎' },
-  { to: '/journeys', label: 'Journeys', icon: '⇄' },
-  { to: '/experiments', label: 'Experiments', icon: '⚗' },
-  { to: '/analytics', label: 'Analytics', icon: '▦' },
-  { to: '/translations', label: 'Translations', icon: 'Aa' },
-  { to: '/settings', label: 'Settings', icon: '⚙' },
-] as const;
+const NAV = FEATURES.flatMap((f) => (f.nav ? [f.nav] : []));
 
 /** The signed-in shell: sidebar navigation, the company and user, and the page. */
 export function Layout() {

@@ -1,19 +1,10 @@
-import { Empty, Page } from '../kit/ui';
+import { Empty, Page } from '../kit';
 
-/** A section whose API has not landed in this build (journeys, experiments), or an unknown path. */
-export default function Soon({ what = 'This page', create }: { what?: string; create?: string }) {
-  if (!create) {
-    return (
-      <Page title="Page not found">
-        <Empty title="Nothing here">This address is not a page of the dashboard.</Empty>
-      </Page>
-    );
-  }
+/** Any path of the signed-in app that no feature claims. */
+export default function NotFound() {
   return (
-    <Page title={what}>
-      <Empty title={`${what} are not available in this build`}>
-        The service this dashboard talks to does not serve the {what.toLowerCase()} API yet.
-      </Empty>
+    <Page title="Page not found">
+      <Empty title="Nothing here">This address is not a page of the dashboard.</Empty>
     </Page>
   );
 }

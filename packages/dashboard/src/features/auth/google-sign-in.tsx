@@ -1,7 +1,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { api, must } from '../../app/api';
-import { FormError } from '../../kit/ui';
+import { FormError } from '../../kit';
 
 /**
  * "Sign in with Google", shown only when the service has a Google client id
