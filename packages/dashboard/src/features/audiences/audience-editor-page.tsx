@@ -1,10 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { useNavigate, useParams } from 'react-router';
 import { ApiError, api, must } from '../../app/api';
 import { useCan } from '../../app/session';
-import { Button, FormError, fieldError, Loading, Notice, Page, TextArea, TextField } from '../../kit/ui';
-import { asGroup, RuleGroup, type RuleNode } from './rule-builder';
+import { Button, Crumb, FormError, fieldError, Loading, Notice, Page, TextArea, TextField } from '../../kit';
+import { RuleGroup } from './rule-group';
+import { asGroup, type RuleNode } from './rule-tree';
+import { TestAudience } from './test-audience';
 
 /** One audience: name, the rule builder, save/delete, and "Test this audience" against a user. */
 export default function AudienceEditor() {
@@ -53,12 +55,9 @@ function Editor({ id, initial }: { id?: string; initial?: Audience }) {
   return (
     <Page
       title={
-        <>
-          <Link to="/audiences" className="crumb">
-            Audiences
-          </Link>{' '}
-          / {id ? initial?.name : 'New audience'}
-        </>
+        <Crumb to="/audiences" list="Audiences">
+          {id ? initial?.name : 'New audience'}
+        </Crumb>
       }
       actions={
         canEdit && id ? (
@@ -115,101 +114,5 @@ function Editor({ id, initial }: { id?: string; initial?: Audience }) {
         )}
       </div>
     </Page>
-  );
-}
-
-function TestAudience({ id }: { id: string }) {
-  const [traits, setTraits] = useState('{\n  "plan": "pro"\n}');
-  const [userId, setUserId] = useState('');
-  const [role, setRole] = useState('');
-  const [deviceType, setDeviceType] = useState('');
-  const [browser, setBrowser] = useState('');
-  const [parseError, setParseError] = useState<string>();
-  const evaluate = useMutation({
-    mutationFn: (parsed: Record<string, unknown>) =>
-      must(
-        api.POST('/api/audiences/{id}/evaluate', {
-          params: { path: { id } },
-          body: {
-            traits: parsed,
-            userId: userId || undefined,
-            role: role || undefined,
-            device:
-              deviceType || browser
-                ? { type: deviceType || undefined, browser: browser || undefined }
-                : undefined,
-          },
-        }),
-      ),
-  });
-  const run = () => {
-    try {
-      const parsed = JSON.parse(traits || '{}');
-      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
-        throw new Error('Traits must be a JSON object');
-      setParseError(undefined);
-      evaluate.mutate(parsed);
-    } catch (e) {
-      setParseError(e instanceof Error ? e.message : String(e));
-    }
-  };
-  const result = evaluate.data?.data;
-  return (
-    <form
-      className="card pad"
-      aria-label="Test this audience"
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        run();
-      }}
-    >
-      <h2>Test this audience</h2>
-      <p className="muted small">Check whether a user with these traits would be in it (nothing is saved).</p>
-      <TextArea
-        label="Traits (JSON)"
-        rows={5}
-        value={traits}
-        onChange={(e) => setTraits(e.target.value)}
-        error={parseError ?? fieldError(evaluate.error, 'traits')}
-        spellCheck={false}
-      />
-      <div className="row">
-        <TextField label="User id" value={userId} onChange={(e) => setUserId(e.target.value)} />
-        <TextField label="Role" value={role} onChange={(e) => setRole(e.target.value)} />
-      </div>
-      <div className="row">
-        <TextField
-          label="Device type"
-          placeholder="desktop"
-          value={deviceType}
-          onChange={(e) => setDeviceType(e.target.value)}
-        />
-        <TextField
-          label="Browser"
-          placeholder="chrome"
-          value={browser}
-          onChange={(e) => setBrowser(e.target.value)}
-        />
-      </div>
-      <FormError error={evaluate.error} claimed={['traits']} />
-      {result ? (
-        <div className={`notice ${result.matches ? 'notice-success' : 'notice-warning'}`} role="status">
-          <div className="match-result">
-            {result.matches
-              ? '✓ Matches: this user is in the audience'
-              : '✗ No match: this user is not in the audience'}
-          </div>
-          <div className="small">
-            {result.matchedRules} of {result.totalRules} rules matched
-          </div>
-        </div>
-      ) : null}
-      <div className="form-actions">
-        <Button type="submit" busy={evaluate.isPending}>
-          Run test
-        </Button>
-      </div>
-    </form>
   );
 }

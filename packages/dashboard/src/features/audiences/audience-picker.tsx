@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, must } from '../../app/api';
-import { SelectField } from '../../kit/ui';
+import { SelectField } from '../../kit';
 
 /** Audiences as options for a targeting select (the first 100 by name). */
 export function AudiencePicker({
@@ -33,15 +33,4 @@ export function AudiencePicker({
       hint="Who sees it."
     />
   );
-}
-
-/** An ISO instant as a datetime-local input value (local time), and back. */
-export function toLocalInput(iso: string | null | undefined): string {
-  if (!iso) return '';
-  const d = new Date(iso);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
-export function fromLocalInput(value: string): string | null {
-  return value ? new Date(value).toISOString() : null;
 }
