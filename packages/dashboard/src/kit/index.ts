@@ -7,6 +7,7 @@
 export { Button } from './button';
 export { Modal } from './dialog';
 export { Checkbox, SelectField, TextArea, TextField } from './fields';
+export { Form, FormDialog, FormFoot } from './form';
 export { FormError, fieldError } from './form-error';
 export { formatDate, fromLocalInput, humanize, percent, toLocalInput } from './format';
 export { ListCard } from './list-card';

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, must } from '../../app/api';
-import { DataTable, Empty, Loading, TextField } from '../../kit';
+import { DataTable, Empty, Form, Loading, TextField } from '../../kit';
 import type { Range } from './date-range';
 
 const fetchHeatmap = async (url: string, range: Range) =>
@@ -23,10 +23,9 @@ export function Heatmap({ range }: { range: Range }) {
   });
   return (
     <div className="card pad" style={{ display: 'grid', gap: 16 }}>
-      <form
+      <Form
         className="row"
-        onSubmit={(e) => {
-          e.preventDefault();
+        onSubmit={() => {
           const next = new URLSearchParams(params);
           next.set('url', draftUrl);
           if (draftShot) next.set('screenshot', draftShot);
@@ -53,7 +52,7 @@ export function Heatmap({ range }: { range: Range }) {
             Show heatmap
           </button>
         </div>
-      </form>
+      </Form>
       {!url ? (
         <Empty title="Pick a page">Enter the URL of a page of your app to see where users click.</Empty>
       ) : null}

@@ -3,7 +3,19 @@ import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { ApiError, api, must } from '../../app/api';
 import { useCan } from '../../app/session';
-import { Button, Crumb, FormError, fieldError, Loading, Notice, Page, TextArea, TextField } from '../../kit';
+import {
+  Button,
+  Crumb,
+  Form,
+  FormError,
+  FormFoot,
+  fieldError,
+  Loading,
+  Notice,
+  Page,
+  TextArea,
+  TextField,
+} from '../../kit';
 import { RuleGroup } from './rule-group';
 import { asGroup, type RuleNode } from './rule-tree';
 import { TestAudience } from './test-audience';
@@ -70,14 +82,7 @@ function Editor({ id, initial }: { id?: string; initial?: Audience }) {
       {!canEdit ? <Notice>You have view-only access.</Notice> : null}
       <FormError error={remove.error} />
       <div className="grid-2">
-        <form
-          className="card pad"
-          noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
-            save.mutate();
-          }}
-        >
+        <Form className="card pad" onSubmit={() => save.mutate()}>
           <fieldset disabled={!canEdit}>
             <TextField
               label="Name"
@@ -97,16 +102,18 @@ function Editor({ id, initial }: { id?: string; initial?: Audience }) {
             <span className="card-title">Rules</span>
             <RuleGroup node={tree} onChange={setTree} path="ruleTree" disabled={!canEdit} errorAt={errorAt} />
           </div>
-          <FormError error={save.error} claimed={['name', 'description', 'ruleTree']} />
-          {save.isSuccess ? <Notice kind="success">Audience saved.</Notice> : null}
-          {canEdit ? (
-            <div className="form-actions">
+          <FormFoot
+            error={save.error}
+            claimed={['name', 'description', 'ruleTree']}
+            done={save.isSuccess && 'Audience saved.'}
+          >
+            {canEdit ? (
               <Button type="submit" variant="primary" busy={save.isPending}>
                 {id ? 'Save' : 'Create audience'}
               </Button>
-            </div>
-          ) : null}
-        </form>
+            ) : null}
+          </FormFoot>
+        </Form>
         {id ? (
           <TestAudience id={id} />
         ) : (

@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, must } from '../../app/api';
-import { Button, FormError, fieldError, TextArea, TextField } from '../../kit';
+import { Button, Form, FormError, fieldError, TextArea, TextField } from '../../kit';
 
 /** The traits typed as JSON, as the object the API takes (or why they are not one). */
 export function parseTraits(text: string): { traits: Record<string, unknown> } | { error: string } {
@@ -47,15 +47,7 @@ export function TestAudience({ id }: { id: string }) {
   };
   const result = evaluate.data?.data;
   return (
-    <form
-      className="card pad"
-      aria-label="Test this audience"
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        run();
-      }}
-    >
+    <Form className="card pad" aria-label="Test this audience" onSubmit={() => run()}>
       <h2>Test this audience</h2>
       <p className="muted small">Check whether a user with these traits would be in it (nothing is saved).</p>
       <TextArea
@@ -102,6 +94,6 @@ export function TestAudience({ id }: { id: string }) {
           Run test
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }

@@ -2,8 +2,8 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, must } from '../../app/api';
-import { Button, FormError, fieldError, TextField } from '../../kit';
-import { AuthCard, submit, useSignedIn } from './auth-card';
+import { Button, Form, FormError, fieldError, TextField } from '../../kit';
+import { AuthCard, useSignedIn } from './auth-card';
 
 /** An invite email's (or a shareable invite link's) page: join the company, with a new account or an existing one. */
 export function AcceptInvite() {
@@ -33,7 +33,7 @@ export function AcceptInvite() {
       subtitle="You were invited to a company on Guidance. Create your account (or confirm your existing one) to join."
       footer={<Link to="/signin">Back to sign in</Link>}
     >
-      <form onSubmit={submit(() => accept.mutate())} noValidate>
+      <Form onSubmit={() => accept.mutate()}>
         <TextField
           label="Email"
           type="email"
@@ -63,7 +63,7 @@ export function AcceptInvite() {
         <Button type="submit" variant="primary" className="btn-block" busy={accept.isPending}>
           Accept invite
         </Button>
-      </form>
+      </Form>
     </AuthCard>
   );
 }

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import type { FormEvent, ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { meQueryKey } from '../../app/session';
 
@@ -52,9 +52,3 @@ export function useSignedIn() {
     navigate(next, { replace: true });
   };
 }
-
-/** A form submit handler that stays on the page. */
-export const submit = (fn: () => void) => (e: FormEvent) => {
-  e.preventDefault();
-  fn();
-};

@@ -2,8 +2,8 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, must } from '../../app/api';
-import { Button, FormError, fieldError, Notice, TextField } from '../../kit';
-import { AuthCard, submit } from './auth-card';
+import { Button, Form, FormError, fieldError, Notice, TextField } from '../../kit';
+import { AuthCard } from './auth-card';
 
 /** "Forgot your password?": a reset link by email. */
 export function ForgotPassword() {
@@ -22,7 +22,7 @@ export function ForgotPassword() {
           If an account uses {email}, a reset link is on its way. It works for a limited time.
         </Notice>
       ) : (
-        <form onSubmit={submit(() => request.mutate())} noValidate>
+        <Form onSubmit={() => request.mutate()}>
           <TextField
             label="Email"
             type="email"
@@ -36,7 +36,7 @@ export function ForgotPassword() {
           <Button type="submit" variant="primary" className="btn-block" busy={request.isPending}>
             Send reset link
           </Button>
-        </form>
+        </Form>
       )}
     </AuthCard>
   );
@@ -56,7 +56,7 @@ export function ResetPassword() {
           Your password is changed. <Link to="/signin">Sign in</Link> with it.
         </Notice>
       ) : (
-        <form onSubmit={submit(() => confirm.mutate())} noValidate>
+        <Form onSubmit={() => confirm.mutate()}>
           <TextField
             label="New password"
             type="password"
@@ -70,7 +70,7 @@ export function ResetPassword() {
           <Button type="submit" variant="primary" className="btn-block" busy={confirm.isPending}>
             Set password
           </Button>
-        </form>
+        </Form>
       )}
     </AuthCard>
   );

@@ -2,8 +2,8 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, must } from '../../app/api';
-import { Button, FormError, fieldError, TextField } from '../../kit';
-import { AuthCard, submit, useSignedIn } from './auth-card';
+import { Button, Form, FormError, fieldError, TextField } from '../../kit';
+import { AuthCard, useSignedIn } from './auth-card';
 import { GoogleSignIn } from './google-sign-in';
 
 /** Sign in with email and password (or Google when the service offers it). */
@@ -25,7 +25,7 @@ export function SignIn() {
         </>
       }
     >
-      <form onSubmit={submit(() => login.mutate())} noValidate>
+      <Form onSubmit={() => login.mutate()}>
         <TextField
           label="Email"
           type="email"
@@ -51,7 +51,7 @@ export function SignIn() {
         <p className="auth-links">
           <Link to="/forgot-password">Forgot your password?</Link>
         </p>
-      </form>
+      </Form>
       <GoogleSignIn onSignedIn={done} />
     </AuthCard>
   );

@@ -2,8 +2,8 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, must } from '../../app/api';
-import { Button, FormError, fieldError, TextField } from '../../kit';
-import { AuthCard, submit, useSignedIn } from './auth-card';
+import { Button, Form, FormError, fieldError, TextField } from '../../kit';
+import { AuthCard, useSignedIn } from './auth-card';
 import { GoogleSignIn } from './google-sign-in';
 
 /** A new account and its company (or Google when the service offers it). */
@@ -32,7 +32,7 @@ export function SignUp() {
         </>
       }
     >
-      <form onSubmit={submit(() => register.mutate())} noValidate>
+      <Form onSubmit={() => register.mutate()}>
         <TextField
           label="Your name"
           autoComplete="name"
@@ -71,7 +71,7 @@ export function SignUp() {
         <Button type="submit" variant="primary" className="btn-block" busy={register.isPending}>
           Create account
         </Button>
-      </form>
+      </Form>
       <GoogleSignIn onSignedIn={done} companyName={form.companyName} />
     </AuthCard>
   );

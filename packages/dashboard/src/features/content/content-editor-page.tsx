@@ -3,7 +3,18 @@ import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { api, must } from '../../app/api';
 import { useCan, useSiteId } from '../../app/session';
-import { Button, Crumb, FormError, fieldError, Loading, Notice, Page, StatusBadge } from '../../kit';
+import {
+  Button,
+  Crumb,
+  Form,
+  FormError,
+  FormFoot,
+  fieldError,
+  Loading,
+  Notice,
+  Page,
+  StatusBadge,
+} from '../../kit';
 import { type ContentAction, ContentActions, DONE } from './content-actions';
 import { ContentFields } from './content-fields';
 import {
@@ -104,11 +115,9 @@ function Editor({ meta, item }: { meta: ContentMeta; item?: Item }) {
         </Notice>
       ) : null}
       <div className="grid-2">
-        <form
+        <Form
           className="card pad"
-          noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
+          onSubmit={() => {
             const built = requestBody(type, record, json, trigger);
             setJsonError(built.errors ?? {});
             if (built.body) save.mutate(built.body);
@@ -126,16 +135,14 @@ function Editor({ meta, item }: { meta: ContentMeta; item?: Item }) {
               errorAt={(p) => jsonError[p] ?? err(p)}
             />
           </fieldset>
-          <FormError error={save.error} claimed={claimedFields(type)} />
-          {save.isSuccess ? <Notice kind="success">Saved.</Notice> : null}
-          {canEdit ? (
-            <div className="form-actions">
+          <FormFoot error={save.error} claimed={claimedFields(type)} done={save.isSuccess && 'Saved.'}>
+            {canEdit ? (
               <Button type="submit" variant="primary" busy={save.isPending}>
                 {item ? 'Save' : `Create ${meta.one}`}
               </Button>
-            </div>
-          ) : null}
-        </form>
+            ) : null}
+          </FormFoot>
+        </Form>
         {item && (type === 'nps' || type === 'surveys') ? <Responses type={type} id={item.id} /> : null}
       </div>
     </Page>

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api, must, type Schemas } from '../../app/api';
-import { Button, FormError, fieldError, Notice, TextArea, TextField } from '../../kit';
+import { Button, Form, FormFoot, fieldError, TextArea, TextField } from '../../kit';
 import { AudiencePicker } from '../audiences';
 import { addVariant, type Variant, variantsOf } from './variants';
 import { VariantsEditor } from './variants-editor';
@@ -35,14 +35,7 @@ export function ExperimentForm({
     },
   });
   return (
-    <form
-      className="card pad"
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        save.mutate();
-      }}
-    >
+    <Form className="card pad" onSubmit={() => save.mutate()}>
       <fieldset disabled={!editable}>
         <div className="row">
           <TextField
@@ -66,16 +59,20 @@ export function ExperimentForm({
         />
         <VariantsEditor variants={variants} onChange={setVariants} editable={editable} error={save.error} />
       </fieldset>
-      <FormError error={save.error} claimed={['name', 'description', 'audienceId', 'variants']} />
-      {save.isSuccess ? <Notice kind="success">Experiment saved.</Notice> : null}
-      {editable ? (
-        <div className="form-actions">
-          <Button onClick={() => setVariants(addVariant)}>Add variant</Button>
-          <Button type="submit" variant="primary" busy={save.isPending}>
-            {experiment ? 'Save' : 'Create experiment'}
-          </Button>
-        </div>
-      ) : null}
-    </form>
+      <FormFoot
+        error={save.error}
+        claimed={['name', 'description', 'audienceId', 'variants']}
+        done={save.isSuccess && 'Experiment saved.'}
+      >
+        {editable ? (
+          <>
+            <Button onClick={() => setVariants(addVariant)}>Add variant</Button>
+            <Button type="submit" variant="primary" busy={save.isPending}>
+              {experiment ? 'Save' : 'Create experiment'}
+            </Button>
+          </>
+        ) : null}
+      </FormFoot>
+    </Form>
   );
 }

@@ -3,11 +3,11 @@ import { useState } from 'react';
 import { api, must } from '../../app/api';
 import {
   Button,
-  FormError,
+  Form,
+  FormFoot,
   fieldError,
   fromLocalInput,
   humanize,
-  Notice,
   SelectField,
   TextArea,
   TextField,
@@ -16,7 +16,7 @@ import {
 import { AudiencePicker } from '../audiences';
 import { type Flow, MATCH_TYPES, TEMPLATES, type TriggerChoice, triggerBody } from './flow-model';
 
-type Form = ReturnType<typeof formOf>;
+type Fields = ReturnType<typeof formOf>;
 
 /** The targeting tab's state from a flow. */
 const formOf = (flow: Flow) => ({
@@ -34,7 +34,7 @@ const formOf = (flow: Flow) => ({
 /** The targeting tab: details, audience and trigger, schedule. */
 export function FlowSettings({ flow, canEdit, onSaved }: { flow: Flow; canEdit: boolean; onSaved(): void }) {
   const [form, setForm] = useState(() => formOf(flow));
-  const set = <K extends keyof Form>(key: K, value: Form[K]) => setForm((f) => ({ ...f, [key]: value }));
+  const set = <K extends keyof Fields>(key: K, value: Fields[K]) => setForm((f) => ({ ...f, [key]: value }));
   const save = useMutation({
     mutationFn: () =>
       must(
@@ -55,14 +55,7 @@ export function FlowSettings({ flow, canEdit, onSaved }: { flow: Flow; canEdit: 
   });
   const err = (p: string) => fieldError(save.error, p);
   return (
-    <form
-      className="card pad settings-form"
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        save.mutate();
-      }}
-    >
+    <Form className="card pad settings-form" onSubmit={() => save.mutate()}>
       <fieldset disabled={!canEdit}>
         <legend className="card-title">Details</legend>
         <div className="row">
@@ -75,7 +68,7 @@ export function FlowSettings({ flow, canEdit, onSaved }: { flow: Flow; canEdit: 
           <SelectField
             label="Template"
             value={form.template}
-            onChange={(e) => set('template', e.target.value as Form['template'])}
+            onChange={(e) => set('template', e.target.value as Fields['template'])}
             options={TEMPLATES.map((t) => ({ value: t, label: humanize(t) }))}
             error={err('template')}
           />
@@ -147,18 +140,17 @@ export function FlowSettings({ flow, canEdit, onSaved }: { flow: Flow; canEdit: 
           />
         </div>
       </fieldset>
-      <FormError
+      <FormFoot
         error={save.error}
         claimed={['name', 'description', 'template', 'audienceId', 'trigger', 'scheduledAt', 'expiresAt']}
-      />
-      {save.isSuccess ? <Notice kind="success">Flow saved.</Notice> : null}
-      {canEdit ? (
-        <div className="form-actions">
+        done={save.isSuccess && 'Flow saved.'}
+      >
+        {canEdit ? (
           <Button type="submit" variant="primary" busy={save.isPending}>
             Save
           </Button>
-        </div>
-      ) : null}
-    </form>
+        ) : null}
+      </FormFoot>
+    </Form>
   );
 }

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api, must } from '../../app/api';
 import { useSiteId } from '../../app/session';
-import { Button, FormError, fieldError, humanize, Modal, SelectField, TextField } from '../../kit';
+import { FormDialog, fieldError, humanize, SelectField, TextField } from '../../kit';
 import { TEMPLATES, type Template } from './flow-model';
 
 /** `New flow`: a name and a template; the new draft opens in the editor. */
@@ -17,38 +17,31 @@ export function NewFlowDialog({ open, onClose }: { open: boolean; onClose(): voi
     onSuccess: (res) => navigate(`/flows/${res.data.id}`),
   });
   return (
-    <Modal open={open} title="New flow" onClose={onClose}>
-      <form
-        className="modal-body"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate();
-        }}
-      >
-        <TextField
-          label="Name"
-          required
-          autoFocus
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          error={fieldError(create.error, 'name')}
-        />
-        <SelectField
-          label="Template"
-          value={template}
-          onChange={(e) => setTemplate(e.target.value as Template)}
-          options={TEMPLATES.map((t) => ({ value: t, label: humanize(t) }))}
-          error={fieldError(create.error, 'template')}
-        />
-        <FormError error={create.error} claimed={['name', 'template']} />
-        <div className="modal-actions">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" busy={create.isPending}>
-            Create flow
-          </Button>
-        </div>
-      </form>
-    </Modal>
+    <FormDialog
+      open={open}
+      title="New flow"
+      onClose={onClose}
+      onSubmit={() => create.mutate()}
+      submitLabel="Create flow"
+      busy={create.isPending}
+      error={create.error}
+      claimed={['name', 'template']}
+    >
+      <TextField
+        label="Name"
+        required
+        autoFocus
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        error={fieldError(create.error, 'name')}
+      />
+      <SelectField
+        label="Template"
+        value={template}
+        onChange={(e) => setTemplate(e.target.value as Template)}
+        options={TEMPLATES.map((t) => ({ value: t, label: humanize(t) }))}
+        error={fieldError(create.error, 'template')}
+      />
+    </FormDialog>
   );
 }

@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api, must } from '../../app/api';
-import { Button, FormError, fieldError, Notice } from '../../kit';
+import { Button, Form, FormFoot, fieldError } from '../../kit';
 import { type Step, type StepType, stepBody } from './flow-model';
 import { StepFields } from './step-fields';
 
@@ -37,15 +37,7 @@ export function StepForm({
     onSuccess: onChange,
   });
   return (
-    <form
-      className="card pad step-form"
-      noValidate
-      aria-label="Step"
-      onSubmit={(e) => {
-        e.preventDefault();
-        save.mutate();
-      }}
-    >
+    <Form className="card pad step-form" aria-label="Step" onSubmit={() => save.mutate()}>
       <fieldset disabled={!canEdit}>
         <legend className="card-title">Step {step.order + 1}</legend>
         <StepFields
@@ -60,21 +52,22 @@ export function StepForm({
           errorAt={(p) => fieldError(save.error, p)}
         />
       </fieldset>
-      <FormError
+      <FormFoot
         error={save.error ?? remove.error}
         claimed={['type', 'targetSelector', 'content', 'settings']}
-      />
-      {save.isSuccess ? <Notice kind="success">Step saved.</Notice> : null}
-      {canEdit ? (
-        <div className="form-actions">
-          <Button variant="danger" onClick={() => remove.mutate()} busy={remove.isPending}>
-            Delete step
-          </Button>
-          <Button type="submit" variant="primary" busy={save.isPending}>
-            Save step
-          </Button>
-        </div>
-      ) : null}
-    </form>
+        done={save.isSuccess && 'Step saved.'}
+      >
+        {canEdit ? (
+          <>
+            <Button variant="danger" onClick={() => remove.mutate()} busy={remove.isPending}>
+              Delete step
+            </Button>
+            <Button type="submit" variant="primary" busy={save.isPending}>
+              Save step
+            </Button>
+          </>
+        ) : null}
+      </FormFoot>
+    </Form>
   );
 }

@@ -6,11 +6,12 @@ import {
   Button,
   Checkbox,
   Empty,
+  Form,
   FormError,
+  FormFoot,
   fieldError,
   formatDate,
   Loading,
-  Notice,
   SelectField,
   TextField,
 } from '../../kit';
@@ -64,14 +65,7 @@ export function AiProvider() {
         )}
       </div>
       {canAdmin ? (
-        <form
-          className="card pad"
-          noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
-            save.mutate();
-          }}
-        >
+        <Form className="card pad" onSubmit={() => save.mutate()}>
           <h2>{c ? 'Change provider or key' : 'Connect a provider'}</h2>
           <SelectField
             label="AI provider"
@@ -88,14 +82,16 @@ export function AiProvider() {
             onChange={(e) => setApiKey(e.target.value)}
             error={fieldError(save.error, 'apiKey')}
           />
-          <FormError error={save.error} claimed={['provider', 'apiKey']} />
-          {save.isSuccess ? <Notice kind="success">Provider saved and verified.</Notice> : null}
-          <div className="form-actions">
+          <FormFoot
+            error={save.error}
+            claimed={['provider', 'apiKey']}
+            done={save.isSuccess && 'Provider saved and verified.'}
+          >
             <Button type="submit" variant="primary" busy={save.isPending}>
               Save provider
             </Button>
-          </div>
-        </form>
+          </FormFoot>
+        </Form>
       ) : null}
     </div>
   );

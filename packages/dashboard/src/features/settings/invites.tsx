@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, must, type Role } from '../../app/api';
-import { Button, FormError, fieldError, Notice, SelectField, TextField } from '../../kit';
+import { Button, Form, FormError, FormFoot, fieldError, SelectField, TextField } from '../../kit';
 import { ROLES } from './roles';
 
 /** Invite by email: an address and a role; the invite is emailed and the member shows as pending. */
@@ -15,15 +15,7 @@ export function InviteByEmail({ onSent }: { onSent(): void }) {
     },
   });
   return (
-    <form
-      className="card pad"
-      aria-label="Invite by email"
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        send.mutate();
-      }}
-    >
+    <Form className="card pad" aria-label="Invite by email" onSubmit={() => send.mutate()}>
       <h2>Invite by email</h2>
       <div className="row">
         <TextField
@@ -41,14 +33,12 @@ export function InviteByEmail({ onSent }: { onSent(): void }) {
           error={fieldError(send.error, 'role')}
         />
       </div>
-      <FormError error={send.error} claimed={['email', 'role']} />
-      {send.isSuccess ? <Notice kind="success">Invite sent.</Notice> : null}
-      <div className="form-actions">
+      <FormFoot error={send.error} claimed={['email', 'role']} done={send.isSuccess && 'Invite sent.'}>
         <Button type="submit" variant="primary" busy={send.isPending}>
           Send invite
         </Button>
-      </div>
-    </form>
+      </FormFoot>
+    </Form>
   );
 }
 
@@ -59,14 +49,7 @@ export function InviteLink() {
     mutationFn: () => must(api.POST('/api/tenants/invites/link', { body: { role } })),
   });
   return (
-    <form
-      className="card pad"
-      aria-label="Create an invite link"
-      onSubmit={(e) => {
-        e.preventDefault();
-        link.mutate();
-      }}
-    >
+    <Form className="card pad" aria-label="Create an invite link" onSubmit={() => link.mutate()}>
       <h2>Shareable invite link</h2>
       <SelectField
         label="Role for the link"
@@ -91,6 +74,6 @@ export function InviteLink() {
           Create link
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }

@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, must } from '../../app/api';
-import { Button, FormError, fieldError, Modal, Notice, TextField } from '../../kit';
+import { Button, FormDialog, fieldError, Notice, TextField } from '../../kit';
 import { snippetFor } from './snippet';
 
 export interface CreatedKey {
@@ -35,39 +35,32 @@ export function NewApiKeyDialog({
     },
   });
   return (
-    <Modal open={open} title="New API key" onClose={onClose}>
-      <form
-        className="modal-body"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate();
-        }}
-      >
-        <TextField
-          label="Key name"
-          placeholder="Production web app"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          error={fieldError(create.error, 'name')}
-          autoFocus
-        />
-        <TextField
-          label="Expires (optional)"
-          type="datetime-local"
-          value={expiresAt}
-          onChange={(e) => setExpiresAt(e.target.value)}
-          error={fieldError(create.error, 'expiresAt')}
-        />
-        <FormError error={create.error} claimed={['name', 'expiresAt']} />
-        <div className="modal-actions">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" busy={create.isPending}>
-            Create key
-          </Button>
-        </div>
-      </form>
-    </Modal>
+    <FormDialog
+      open={open}
+      title="New API key"
+      onClose={onClose}
+      onSubmit={() => create.mutate()}
+      submitLabel="Create key"
+      busy={create.isPending}
+      error={create.error}
+      claimed={['name', 'expiresAt']}
+    >
+      <TextField
+        label="Key name"
+        placeholder="Production web app"
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        error={fieldError(create.error, 'name')}
+        autoFocus
+      />
+      <TextField
+        label="Expires (optional)"
+        type="datetime-local"
+        value={expiresAt}
+        onChange={(e) => setExpiresAt(e.target.value)}
+        error={fieldError(create.error, 'expiresAt')}
+      />
+    </FormDialog>
   );
 }
 

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, must } from '../../app/api';
 import { useCan } from '../../app/session';
-import { Button, Checkbox, DataTable, FormError, fieldError, TextField } from '../../kit';
+import { Button, Checkbox, DataTable, Form, FormError, fieldError, TextField } from '../../kit';
 import type { Locale } from './string-rows';
 
 /** The locales: code, name, direction, how much is translated; and the form that adds one. */
@@ -59,15 +59,7 @@ function AddLocale() {
     },
   });
   return (
-    <form
-      className="pad"
-      aria-label="Add a locale"
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        create.mutate();
-      }}
-    >
+    <Form className="pad" aria-label="Add a locale" onSubmit={() => create.mutate()}>
       <div className="row">
         <TextField
           label="Locale code"
@@ -103,6 +95,6 @@ function AddLocale() {
           Add locale
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, must } from '../../app/api';
 import { useCan } from '../../app/session';
-import { Button, DataTable, Empty, FormError, Pagination, TextField } from '../../kit';
+import { Button, DataTable, Empty, Form, FormError, Pagination, TextField } from '../../kit';
 import { type Locale, rowKey, type StringRow, stringRows } from './string-rows';
 import { TranslationCell } from './translation-cell';
 
@@ -91,11 +91,10 @@ export function Strings({ locales }: { locales: Locale[] }) {
 function AddString({ onAdd }: { onAdd(row: StringRow): void }) {
   const [draft, setDraft] = useState({ contentType: 'flow', contentId: '', fieldName: 'title' });
   return (
-    <form
+    <Form
       className="pad"
       aria-label="Add a string"
-      onSubmit={(e) => {
-        e.preventDefault();
+      onSubmit={() => {
         if (!draft.contentId || !draft.fieldName) return;
         onAdd({ ...draft, cells: new Map() });
       }}
@@ -120,6 +119,6 @@ function AddString({ onAdd }: { onAdd(row: StringRow): void }) {
       <div className="form-actions">
         <Button type="submit">Add string</Button>
       </div>
-    </form>
+    </Form>
   );
 }
