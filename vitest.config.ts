@@ -10,6 +10,9 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
+    // Worker counts are the root's (a project cannot set them). PGlite is WASM and CPU-heavy at
+    // start; two cores run two files at a time well.
+    poolOptions: { forks: { maxForks: 2, minForks: 1 }, threads: { maxThreads: 2, minThreads: 1 } },
     projects: [
       {
         test: {
@@ -20,8 +23,6 @@ export default defineConfig({
           pool: 'forks',
           testTimeout: 30_000,
           hookTimeout: 60_000,
-          // PGlite is WASM and CPU-heavy at start; two cores run two files at a time well.
-          poolOptions: { forks: { maxForks: 2, minForks: 1 } },
           // the projects run one after the other: the dashboard's workers never compete with these
           sequence: { groupOrder: 0 },
         },
@@ -34,7 +35,6 @@ export default defineConfig({
           environment: 'happy-dom',
           setupFiles: ['packages/dashboard/src/test/setup.ts'],
           pool: 'threads',
-          poolOptions: { threads: { maxThreads: 2, minThreads: 1 } },
           sequence: { groupOrder: 1 },
         },
       },
