@@ -2,8 +2,8 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
-import { ApiError, onSignedOut } from './api';
-import { router } from './routes';
+import { ApiError, onSignedOut } from './app/api';
+import { router } from './app/routes';
 import './styles.css';
 
 const queryClient = new QueryClient({

@@ -1,0 +1,23 @@
+import { analytics } from '../features/analytics/routes';
+import { audiences } from '../features/audiences/routes';
+import { auth } from '../features/auth/routes';
+import { content } from '../features/content/routes';
+import { experiments } from '../features/experiments/routes';
+import { flows } from '../features/flows/routes';
+import { journeys } from '../features/journeys/routes';
+import { settings } from '../features/settings/routes';
+import { translations } from '../features/translations/routes';
+import type { Feature } from './feature';
+
+/** Every feature of the dashboard, in the sidebar's order. A new feature is a folder and a line here. */
+export const FEATURES: readonly Feature[] = [
+  auth,
+  flows,
+  content,
+  audiences,
+  journeys,
+  experiments,
+  analytics,
+  translations,
+  settings,
+];

@@ -1,0 +1,110 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { ApiError, api, must } from '../../app/api';
+import { useCan } from '../../app/session';
+import { Crumb, FormError, Notice, Page, StatusBadge, Tabs } from '../../kit';
+import { CanvasCard } from './canvas-card';
+import { Enrollments } from './enrollments';
+import { JourneyActions, type Lifecycle } from './journey-actions';
+import { canvasBody, type Journey } from './journey-model';
+import { SidePanel } from './side-panel';
+import { useJourneyCanvas } from './use-journey-canvas';
+
+/** The journey's page: lifecycle actions, the canvas with its side panel, or the enrollments. */
+export function Canvas({ journey }: { journey: Journey }) {
+  const client = useQueryClient();
+  const canEdit = useCan('EDITOR');
+  const canvas = useJourneyCanvas(journey);
+  const [tab, setTab] = useState<'canvas' | 'enrollments'>('canvas');
+  const [showStats, setShowStats] = useState(false);
+  const analytics = useQuery({
+    queryKey: ['journey-analytics', journey.id],
+    enabled: showStats,
+    queryFn: async () =>
+      (await must(api.GET('/api/journeys/{id}/analytics', { params: { path: { id: journey.id } } }))).data,
+  });
+  const path = { params: { path: { id: journey.id } } };
+  const putCanvas = () =>
+    must(
+      api.PUT('/api/journeys/{id}/canvas', {
+        ...path,
+        body: canvasBody(canvas.nodes, canvas.edges) as never,
+      }),
+    );
+  const save = useMutation({ mutationFn: putCanvas, onSuccess: canvas.clearErrors });
+  const publish = useMutation({
+    mutationFn: async () => {
+      await putCanvas();
+      return must(api.POST('/api/journeys/{id}/publish', path));
+    },
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: ['journey', journey.id] });
+      void client.invalidateQueries({ queryKey: ['journeys'] });
+    },
+    onError: (error) => {
+      // publish validation: each issue names its node
+      if (error instanceof ApiError && Array.isArray(error.details))
+        canvas.showErrors(error.details, canvasBody(canvas.nodes, canvas.edges).nodes);
+    },
+  });
+  const lifecycle = useMutation({
+    mutationFn: (action: Lifecycle) => {
+      if (action === 'pause') return must(api.POST('/api/journeys/{id}/pause', path));
+      if (action === 'unpublish') return must(api.POST('/api/journeys/{id}/unpublish', path));
+      return must(api.POST('/api/journeys/{id}/restore', path));
+    },
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['journey', journey.id] }),
+  });
+  const editable = canEdit && journey.status !== 'ARCHIVED';
+  return (
+    <Page
+      title={
+        <Crumb to="/journeys" list="Journeys">
+          {journey.name} <StatusBadge status={journey.status} />
+        </Crumb>
+      }
+      actions={
+        canEdit ? (
+          <JourneyActions
+            status={journey.status}
+            editable={editable}
+            onLifecycle={lifecycle.mutate}
+            onSave={() => save.mutate()}
+            saving={save.isPending}
+            onPublish={() => publish.mutate()}
+            publishing={publish.isPending}
+          />
+        ) : null
+      }
+    >
+      {publish.isSuccess ? <Notice kind="success">Journey published.</Notice> : null}
+      {save.isSuccess ? <Notice kind="success">Canvas saved.</Notice> : null}
+      <FormError error={publish.error ?? save.error ?? lifecycle.error} />
+      <Tabs<'canvas' | 'enrollments'>
+        label="Journey sections"
+        tabs={[
+          { value: 'canvas', label: 'Canvas' },
+          { value: 'enrollments', label: `Enrollments (${journey._count.enrollments})` },
+        ]}
+        value={tab}
+        onChange={setTab}
+      />
+      {tab === 'enrollments' ? (
+        <Enrollments id={journey.id} />
+      ) : (
+        <div className="journey-grid">
+          <CanvasCard
+            canvas={canvas}
+            editable={editable}
+            showStats={showStats}
+            onShowStats={setShowStats}
+            analytics={showStats ? analytics.data : undefined}
+          />
+          <div className="card pad config-panel">
+            <SidePanel canvas={canvas} editable={editable} />
+          </div>
+        </div>
+      )}
+    </Page>
+  );
+}
