@@ -1,28 +1,16 @@
-import { and, count, desc, eq, isNull } from 'drizzle-orm';
-import { apiKeys } from '../../db/schema/index.js';
 import { API_KEY_PREFIX } from '../../platform/auth/api-key-auth.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { randomHex, sha256 } from '../../platform/crypto.js';
 import { notFound, validationError } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
-import { listPage, type PageRequest } from '../../platform/pagination.js';
+import type { PageRequest } from '../../platform/pagination.js';
 import { assertPlanAllows } from '../pricing/index.js';
+import { findApiKey, insertApiKey, listApiKeysPage, markApiKeyRevoked } from './store.js';
 
 /** `keyPrefix` is the first 12 characters of the key (DECISIONS §4): `wfx_` and 8 hex. */
 const PREFIX_LENGTH = 12;
 
 const keyNotFound = () => notFound('API key');
-
-const publicColumns = {
-  id: apiKeys.id,
-  name: apiKeys.name,
-  keyPrefix: apiKeys.keyPrefix,
-  tenantId: apiKeys.tenantId,
-  createdAt: apiKeys.createdAt,
-  expiresAt: apiKeys.expiresAt,
-  lastUsedAt: apiKeys.lastUsedAt,
-  revokedAt: apiKeys.revokedAt,
-};
 
 export async function createApiKey(ctx: ServiceCtx, input: { name: string; expiresAt?: Date | undefined }) {
   if (input.expiresAt && input.expiresAt.getTime() <= ctx.now.getTime()) {
@@ -34,63 +22,43 @@ export async function createApiKey(ctx: ServiceCtx, input: { name: string; expir
   const key = `${API_KEY_PREFIX}${randomHex(32)}`;
   return ctx.db.transaction(async (tx) => {
     await assertPlanAllows(tx, ctx.tenantId, 'apiKeys', ctx.now);
-    const [row] = await tx
-      .insert(apiKeys)
-      .values({
-        id: newId(),
-        tenantId: ctx.tenantId,
-        name: input.name,
-        keyHash: sha256(key),
-        keyPrefix: key.slice(0, PREFIX_LENGTH),
-        createdBy: ctx.actorId,
-        expiresAt: input.expiresAt ?? null,
-      })
-      .returning(publicColumns);
+    const row = await insertApiKey(tx, {
+      id: newId(),
+      tenantId: ctx.tenantId,
+      name: input.name,
+      keyHash: sha256(key),
+      keyPrefix: key.slice(0, PREFIX_LENGTH),
+      createdBy: ctx.actorId,
+      expiresAt: input.expiresAt ?? null,
+    });
     await audit(ctx, tx, {
       action: 'API_KEY_CREATED',
       entityType: 'api_key',
-      entityId: row!.id,
+      entityId: row.id,
       metadata: {
-        name: row!.name,
-        keyPrefix: row!.keyPrefix,
-        expiresAt: row!.expiresAt?.toISOString() ?? null,
+        name: row.name,
+        keyPrefix: row.keyPrefix,
+        expiresAt: row.expiresAt?.toISOString() ?? null,
       },
     });
-    return { ...row!, key };
+    return { ...row, key };
   });
 }
 
-/**
- * DELETE is a hard delete as far as the API goes (DECISIONS §1): a revoked key is never listed
- * nor read again. Its row stays (the audit trail and lastUsedAt refer to it).
- */
-const live = (ctx: ServiceCtx) => and(eq(apiKeys.tenantId, ctx.tenantId), isNull(apiKeys.revokedAt));
-
 export async function listApiKeys(ctx: ServiceCtx, query: PageRequest) {
-  const where = live(ctx);
-  return listPage(
-    ctx.db
-      .select(publicColumns)
-      .from(apiKeys)
-      .where(where)
-      .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)),
-    ctx.db.select({ n: count() }).from(apiKeys).where(where),
-    query,
-  );
+  return listApiKeysPage(ctx.db, ctx.tenantId, query);
 }
 
 export async function getApiKey(ctx: ServiceCtx, id: string) {
   if (!isUuid(id)) throw keyNotFound();
-  const [row] = await ctx.db
-    .select(publicColumns)
-    .from(apiKeys)
-    .where(and(live(ctx), eq(apiKeys.id, id)))
-    .limit(1);
+  const row = await findApiKey(ctx.db, ctx.tenantId, id);
   if (!row) throw keyNotFound();
   return row;
 }
 
 /**
+ * DELETE is a hard delete as far as the API goes (DECISIONS §1): a revoked key is never listed
+ * nor read again; its row stays (the audit trail and lastUsedAt refer to it).
  * Permanent: the key stops working here before the answer and within a moment everywhere (the
  * database announces the revocation to every instance's key cache; see platform/change-feed.ts);
  * from then on the API answers 404 for it (revoking again included).
@@ -98,11 +66,7 @@ export async function getApiKey(ctx: ServiceCtx, id: string) {
 export async function revokeApiKey(ctx: ServiceCtx, id: string) {
   if (!isUuid(id)) throw keyNotFound();
   await ctx.db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(apiKeys)
-      .set({ revokedAt: ctx.now })
-      .where(and(eq(apiKeys.tenantId, ctx.tenantId), eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
-      .returning({ keyHash: apiKeys.keyHash, name: apiKeys.name, keyPrefix: apiKeys.keyPrefix });
+    const row = await markApiKeyRevoked(tx, ctx.tenantId, id, ctx.now);
     if (!row) throw keyNotFound();
     await audit(ctx, tx, {
       action: 'API_KEY_REVOKED',

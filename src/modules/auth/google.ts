@@ -1,12 +1,11 @@
-import { eq } from 'drizzle-orm';
 import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { Config } from '../../config.js';
-import { users } from '../../db/schema/index.js';
 import { randomHex } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
 import { type AuthCtx, nowOf } from './context.js';
 import { createOwnerAccount, signUpError } from './register.js';
-import { findUserByEmail, type SignedIn, signInMember } from './sign-in.js';
+import { type SignedIn, signInMember } from './sign-in.js';
+import { findUserByEmail, findUserByGoogleSubject } from './store.js';
 
 const GOOGLE_ISSUERS = ['accounts.google.com', 'https://accounts.google.com'];
 
@@ -100,8 +99,8 @@ export async function googleSignIn(
 ): Promise<{ result: SignedIn; created: boolean }> {
   const identity = await verifyGoogleIdToken(ctx.deps.config, input.idToken, nowOf(ctx));
   const db = ctx.deps.database.db;
-  const [bySubject] = await db.select().from(users).where(eq(users.googleSubject, identity.subject)).limit(1);
-  const user = bySubject ?? (await findUserByEmail(db, identity.email));
+  const user =
+    (await findUserByGoogleSubject(db, identity.subject)) ?? (await findUserByEmail(db, identity.email));
   if (user) {
     // A password account (or another Google identity) owns this email.
     if (user.authProvider !== 'google' || (user.googleSubject && user.googleSubject !== identity.subject)) {

@@ -1,7 +1,8 @@
 import { hashPassword, randomToken, verifyPassword } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
 import type { AuthCtx } from './context.js';
-import { findUserByEmail, type SignedIn, signInMember } from './sign-in.js';
+import { type SignedIn, signInMember } from './sign-in.js';
+import { findUserByEmail } from './store.js';
 
 let dummyHash: Promise<string> | null = null;
 /** A real argon2id hash to verify against when the email is unknown, so both paths cost the same. */

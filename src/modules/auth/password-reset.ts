@@ -1,12 +1,17 @@
-import { and, eq, inArray, isNull } from 'drizzle-orm';
-import { passwordResetRequests, passwordResets, sessions, users } from '../../db/schema/index.js';
 import type { AppDeps } from '../../deps.js';
 import { revokeSessions } from '../../platform/auth/sessions.js';
 import { hashPassword, issueSecret, sha256 } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
-import { newId } from '../../platform/ids.js';
 import { type AuthCtx, nowOf } from './context.js';
-import { findUserByEmail } from './sign-in.js';
+import {
+  findPasswordResetByToken,
+  findUserByEmail,
+  insertPasswordReset,
+  insertPasswordResetRequest,
+  setUserPassword,
+  takePasswordResetRequests,
+  useUpPasswordResets,
+} from './store.js';
 
 const RESET_TTL_MS = 60 * 60 * 1000;
 
@@ -18,7 +23,7 @@ const RESET_TTL_MS = 60 * 60 * 1000;
  * that follow it take longer for an email that has an account.
  */
 export async function requestPasswordReset(ctx: AuthCtx, email: string): Promise<void> {
-  await ctx.deps.database.db.insert(passwordResetRequests).values({ id: newId(), email });
+  await insertPasswordResetRequest(ctx.deps.database.db, email);
 }
 
 /** Requests handled per statement by the worker. */
@@ -33,23 +38,14 @@ export async function deliverPasswordResets(deps: AppDeps): Promise<number> {
   const db = deps.database.db;
   let handled = 0;
   for (;;) {
-    const claim = db
-      .select({ id: passwordResetRequests.id })
-      .from(passwordResetRequests)
-      .orderBy(passwordResetRequests.id)
-      .limit(RESET_BATCH)
-      .for('update', { skipLocked: true });
-    const requests = await db
-      .delete(passwordResetRequests)
-      .where(inArray(passwordResetRequests.id, claim))
-      .returning({ email: passwordResetRequests.email });
-    for (const { email } of requests) {
+    const emails = await takePasswordResetRequests(db, RESET_BATCH);
+    for (const email of emails) {
       await issuePasswordReset(deps, email).catch((err: unknown) =>
         deps.log.error({ err }, 'password reset request failed'),
       );
     }
-    handled += requests.length;
-    if (requests.length < RESET_BATCH) return handled;
+    handled += emails.length;
+    if (emails.length < RESET_BATCH) return handled;
   }
 }
 
@@ -58,9 +54,7 @@ async function issuePasswordReset(deps: AppDeps, email: string): Promise<void> {
   const user = await findUserByEmail(database.db, email);
   if (!user?.passwordHash) return;
   const { token, hash, expiresAt } = issueSecret(deps.clock(), RESET_TTL_MS);
-  await database.db
-    .insert(passwordResets)
-    .values({ id: newId(), userId: user.id, tokenHash: hash, expiresAt });
+  await insertPasswordReset(database.db, { userId: user.id, tokenHash: hash, expiresAt });
   const link = `${config.appUrl}/reset-password/${token}`;
   await mailer.send({
     to: user.email,
@@ -82,23 +76,15 @@ async function issuePasswordReset(deps: AppDeps, email: string): Promise<void> {
 export async function confirmPasswordReset(ctx: AuthCtx, input: { token: string; password: string }) {
   const { database } = ctx.deps;
   const now = nowOf(ctx);
-  const [reset] = await database.db
-    .select()
-    .from(passwordResets)
-    .where(eq(passwordResets.tokenHash, sha256(input.token)))
-    .limit(1);
+  const reset = await findPasswordResetByToken(database.db, sha256(input.token));
   if (!reset || reset.usedAt || reset.expiresAt.getTime() <= now.getTime()) {
     throw new AppError('INVALID_RESET_TOKEN');
   }
   const passwordHash = await hashPassword(input.password);
   await database.db.transaction(async (tx) => {
-    const usedUp = await tx
-      .update(passwordResets)
-      .set({ usedAt: now })
-      .where(and(eq(passwordResets.userId, reset.userId), isNull(passwordResets.usedAt)))
-      .returning({ id: passwordResets.id });
-    if (!usedUp.some((r) => r.id === reset.id)) throw new AppError('INVALID_RESET_TOKEN');
-    await tx.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, reset.userId));
-    await revokeSessions(tx, eq(sessions.userId, reset.userId), 'password_reset', now);
+    const usedUp = await useUpPasswordResets(tx, reset.userId, now);
+    if (!usedUp.includes(reset.id)) throw new AppError('INVALID_RESET_TOKEN');
+    await setUserPassword(tx, reset.userId, passwordHash, now);
+    await revokeSessions(tx, { userId: reset.userId }, 'password_reset', now);
   });
 }

@@ -1,11 +1,10 @@
 import { isUniqueViolation } from '../../db/errors.js';
-import { users } from '../../db/schema/index.js';
 import { hashPassword } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
-import { newId } from '../../platform/ids.js';
 import { provisionTenant } from '../tenants/index.js';
 import type { AuthCtx } from './context.js';
-import { openSession, type SignedIn, userColumns } from './sign-in.js';
+import { openSession, type SignedIn } from './sign-in.js';
+import { insertUser, type NewAccount } from './store.js';
 
 interface RegisterInput {
   email: string;
@@ -39,21 +38,18 @@ export async function register(ctx: AuthCtx, input: RegisterInput): Promise<Sign
  */
 export function createOwnerAccount(
   ctx: AuthCtx,
-  account: Omit<typeof users.$inferInsert, 'id'>,
+  account: NewAccount,
   companyName: string,
   method: 'register' | 'google',
 ): Promise<SignedIn> {
   return ctx.deps.database.db.transaction(async (tx) => {
-    const [user] = await tx
-      .insert(users)
-      .values({ id: newId(), ...account })
-      .returning(userColumns);
+    const user = await insertUser(tx, account);
     const { tenant } = await provisionTenant(tx, {
       name: companyName,
-      owner: { userId: user!.id, email: user!.email },
+      owner: { userId: user.id, email: user.email },
       plan: ctx.deps.config.defaultPlan,
     });
-    return openSession(ctx, tx, { user: user!, tenant, role: 'OWNER' }, method);
+    return openSession(ctx, tx, { user, tenant, role: 'OWNER' }, method);
   });
 }
 

@@ -1,40 +1,34 @@
 import { createHmac } from 'node:crypto';
-import { and, asc, eq, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { members, type Role, sessions, tenants, users } from '../../db/schema/index.js';
 import { recordAudit } from '../../platform/audit.js';
-import { liveMembershipOfSession, revokeSessions } from '../../platform/auth/sessions.js';
+import type { Role } from '../../platform/auth/guard.js';
+import { findSession, revokeSessions } from '../../platform/auth/sessions.js';
 import type { ServiceCtx } from '../../platform/context.js';
 import { audit } from '../../platform/context.js';
 import { issueSecret, safeEqual, sha256 } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
+import { findAcceptedMembership, findTenantRef, type TenantRef } from '../tenants/index.js';
 import { type AuthCtx, nowOf } from './context.js';
-
-export interface PublicUser {
-  id: string;
-  email: string;
-  name: string | null;
-}
-export interface PublicTenant {
-  id: string;
-  name: string;
-  slug: string;
-}
+import {
+  findPublicUser,
+  insertSession,
+  type PublicUser,
+  revokeReplayedSession,
+  rotateSession,
+  type SessionRow,
+} from './store.js';
 
 /** What every sign-in (register, login, Google, invite acceptance) answers with, plus the refresh token for the cookie. */
 export interface SignedIn {
   user: PublicUser;
-  tenant: PublicTenant;
+  tenant: TenantRef;
   role: Role;
   accessToken: string;
   refreshToken: string;
 }
 
 type SignInMethod = 'password' | 'register' | 'google' | 'invite';
-
-export const userColumns = { id: users.id, email: users.email, name: users.name };
-export const tenantColumns = { id: tenants.id, name: tenants.name, slug: tenants.slug };
 
 /**
  * Refresh token format: `<sessionId>.<secret>`; the session row keeps only sha256(secret).
@@ -55,28 +49,6 @@ function parseRefreshToken(token: string): { sessionId: string; secret: string }
 const issueRefreshSecret = (ctx: AuthCtx, now: Date) =>
   issueSecret(now.getTime(), ctx.deps.config.refreshTokenTtlSeconds * 1000);
 
-export const findUserByEmail = async (exec: Executor, email: string) => {
-  const [row] = await exec.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).limit(1);
-  return row;
-};
-
-/**
- * The accepted membership a sign-in lands in: the one of `tenantId` when given, otherwise the
- * oldest. Pending invites do not count.
- */
-export async function findMembership(exec: Executor, userId: string, tenantId?: string) {
-  const where = [eq(members.userId, userId), eq(members.isPending, false)];
-  if (tenantId) where.push(eq(members.tenantId, tenantId));
-  const [row] = await exec
-    .select({ role: members.role, tenant: tenantColumns })
-    .from(members)
-    .innerJoin(tenants, eq(tenants.id, members.tenantId))
-    .where(and(...where))
-    .orderBy(asc(members.createdAt), asc(members.id))
-    .limit(1);
-  return row;
-}
-
 /**
  * Opens a session (one row per sign-in; the refresh token rotates inside it), records
  * USER_LOGIN in the same transaction, and signs the first access token.
@@ -84,12 +56,12 @@ export async function findMembership(exec: Executor, userId: string, tenantId?: 
 export async function openSession(
   ctx: AuthCtx,
   exec: Executor,
-  who: { user: PublicUser; tenant: PublicTenant; role: Role },
+  who: { user: PublicUser; tenant: TenantRef; role: Role },
   method: SignInMethod,
 ): Promise<SignedIn> {
   const sessionId = newId();
   const refresh = issueRefreshSecret(ctx, nowOf(ctx));
-  await exec.insert(sessions).values({
+  await insertSession(exec, {
     id: sessionId,
     userId: who.user.id,
     tenantId: who.tenant.id,
@@ -135,7 +107,7 @@ export async function signInMember(
   noMembership?: string,
 ): Promise<SignedIn> {
   const db = ctx.deps.database.db;
-  const membership = await findMembership(db, user.id, tenantId);
+  const membership = await findAcceptedMembership(db, user.id, tenantId);
   if (!membership) throw new AppError('AUTH_INVALID_CREDENTIALS', noMembership);
   return db.transaction((tx) =>
     openSession(ctx, tx, { user, tenant: membership.tenant, role: membership.role }, method),
@@ -143,12 +115,11 @@ export async function signInMember(
 }
 
 /**
- * Wall-clock milliseconds with sub-millisecond precision, and the matching SQL timestamp
- * (microseconds): orders a refresh request's arrival against a concurrent rotation. Real time,
- * not the injectable clock, because it orders events rather than checking an expiry.
+ * Wall-clock milliseconds with sub-millisecond precision (stored to the microsecond): orders a
+ * refresh request's arrival against a concurrent rotation. Real time, not the injectable clock,
+ * because it orders events rather than checking an expiry.
  */
 const preciseNow = (): number => performance.timeOrigin + performance.now();
-const preciseTimestamp = (ms: number): SQL<Date> => sql<Date>`to_timestamp(${ms / 1000}::double precision)`;
 
 /**
  * The refresh secret a rotation replaces `secret` with: derived from it (HMAC under a key of
@@ -160,12 +131,7 @@ function nextRefreshSecret(ctx: AuthCtx, sessionId: string, secret: string): str
   return createHmac('sha256', key).update(`${sessionId}.${secret}`).digest('base64url');
 }
 
-interface RotatedSession {
-  id: string;
-  userId: string;
-  tenantId: string;
-  rotatedAt: Date;
-}
+type RotatedSession = Pick<SessionRow, 'id' | 'userId' | 'tenantId'> & { rotatedAt: Date };
 
 /**
  * The pair a rotation issued: the derived refresh secret and an access token issued at the
@@ -207,35 +173,17 @@ export async function refreshSession(
   if (!parsed) throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
   const { database, log, config } = ctx.deps;
   const db = database.db;
-  const readSession = async () => {
-    const [row] = await db
-      .select({
-        id: sessions.id,
-        userId: sessions.userId,
-        tenantId: sessions.tenantId,
-        refreshTokenHash: sessions.refreshTokenHash,
-        previousRefreshTokenHash: sessions.previousRefreshTokenHash,
-        refreshExpiresAt: sessions.refreshExpiresAt,
-        revokedAt: sessions.revokedAt,
-        rotatedAt: sessions.rotatedAt,
-        memberId: members.id,
-      })
-      .from(sessions)
-      .leftJoin(members, liveMembershipOfSession)
-      .where(eq(sessions.id, parsed.sessionId))
-      .limit(1);
-    return row;
-  };
+  const readSession = () => findSession(db, parsed.sessionId);
   const now = nowOf(ctx);
   const presented = sha256(parsed.secret);
   const nextSecret = nextRefreshSecret(ctx, parsed.sessionId, parsed.secret);
   const nextHash = sha256(nextSecret);
-  type SessionRow = NonNullable<Awaited<ReturnType<typeof readSession>>>;
+  type FoundSession = NonNullable<Awaited<ReturnType<typeof readSession>>>;
   /**
    * Whether the rotation this token caused is still the session's last one and within the
    * grace window (a request that arrived before that rotation, the loser of a race, is too).
    */
-  const withinGrace = (row: SessionRow): row is SessionRow & { rotatedAt: Date } =>
+  const withinGrace = (row: FoundSession): row is FoundSession & { rotatedAt: Date } =>
     config.refreshGraceSeconds > 0 &&
     row.rotatedAt !== null &&
     row.previousRefreshTokenHash !== null &&
@@ -243,7 +191,7 @@ export async function refreshSession(
     safeEqual(nextHash, row.refreshTokenHash) &&
     now.getTime() - row.rotatedAt.getTime() <= config.refreshGraceSeconds * 1000;
   /** That rotation's pair again, if the session is still live. */
-  const answerAgain = (row: SessionRow & { rotatedAt: Date }) => {
+  const answerAgain = (row: FoundSession & { rotatedAt: Date }) => {
     if (row.revokedAt || !row.memberId) throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
     return rotationPair(ctx, row, nextSecret);
   };
@@ -257,17 +205,7 @@ export async function refreshSession(
       row.previousRefreshTokenHash !== null && safeEqual(presented, row.previousRefreshTokenHash);
     if (!replayed) throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
     if (withinGrace(row)) return answerAgain(row);
-    const revoked = await revokeSessions(
-      db,
-      and(
-        eq(sessions.id, row.id),
-        eq(sessions.previousRefreshTokenHash, presented),
-        or(isNull(sessions.rotatedAt), lt(sessions.rotatedAt, preciseTimestamp(arrivedAt))),
-      ),
-      'refresh_reuse',
-      now,
-    );
-    if (revoked) {
+    if (await revokeReplayedSession(db, row.id, presented, arrivedAt, now)) {
       log.warn({ sessionId: row.id, userId: row.userId }, 'refresh token reuse detected: session revoked');
     }
     throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
@@ -275,21 +213,11 @@ export async function refreshSession(
   // The membership behind the session has ended: the session cannot be extended.
   if (!row.memberId) throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
   const expiresAt = new Date(now.getTime() + config.refreshTokenTtlSeconds * 1000);
-  const [rotated] = await db
-    .update(sessions)
-    .set({
-      refreshTokenHash: nextHash,
-      previousRefreshTokenHash: presented,
-      rotatedAt: preciseTimestamp(preciseNow()),
-      refreshExpiresAt: expiresAt,
-    })
-    .where(and(eq(sessions.id, row.id), eq(sessions.refreshTokenHash, presented), isNull(sessions.revokedAt)))
-    .returning({
-      id: sessions.id,
-      userId: sessions.userId,
-      tenantId: sessions.tenantId,
-      rotatedAt: sessions.rotatedAt,
-    });
+  const rotated = await rotateSession(db, row.id, presented, {
+    refreshTokenHash: nextHash,
+    refreshExpiresAt: expiresAt,
+    rotatedAtMs: preciseNow(),
+  });
   if (rotated?.rotatedAt) return rotationPair(ctx, { ...rotated, rotatedAt: rotated.rotatedAt }, nextSecret);
   // A concurrent refresh with the same token rotated first: its pair is this token's too.
   const after = await readSession();
@@ -300,24 +228,17 @@ export async function refreshSession(
 /** Ends the caller's session: its access and refresh tokens stop working at once. */
 export async function logout(ctx: ServiceCtx, sessionId: string): Promise<void> {
   await ctx.db.transaction(async (tx) => {
-    await revokeSessions(
-      tx,
-      and(eq(sessions.id, sessionId), eq(sessions.tenantId, ctx.tenantId), eq(sessions.userId, ctx.actorId!)),
-      'logout',
-      ctx.now,
-    );
+    await revokeSessions(tx, { sessionId, tenantId: ctx.tenantId, userId: ctx.actorId! }, 'logout', ctx.now);
     await audit(ctx, tx, { action: 'USER_LOGOUT', entityType: 'user', entityId: ctx.actorId });
   });
 }
 
 /** The signed-in user, their tenant and role. */
 export async function getMe(ctx: ServiceCtx, role: Role) {
-  const [row] = await ctx.db
-    .select({ user: userColumns, tenant: tenantColumns })
-    .from(users)
-    .innerJoin(tenants, eq(tenants.id, ctx.tenantId))
-    .where(eq(users.id, ctx.actorId!))
-    .limit(1);
-  if (!row) throw new AppError('AUTH_TOKEN_REVOKED');
-  return { ...row, role };
+  const [user, tenant] = await Promise.all([
+    findPublicUser(ctx.db, ctx.actorId!),
+    findTenantRef(ctx.db, ctx.tenantId),
+  ]);
+  if (!user || !tenant) throw new AppError('AUTH_TOKEN_REVOKED');
+  return { user, tenant, role };
 }

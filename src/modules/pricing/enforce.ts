@@ -8,8 +8,8 @@ import {
   type PlanFeatureKey,
   type PlanLimitKey,
 } from './keys.js';
+import { countUsage } from './store.js';
 import { loadSubscription, type Plan } from './subscription.js';
-import { countUsage } from './usage.js';
 
 export type { PlanFeatureKey, PlanLimitKey } from './keys.js';
 

@@ -13,5 +13,5 @@ export const pricingModule: ModuleManifest = {
 export type { PlanFeatureKey } from './enforce.js';
 // The surface other modules use.
 export { assertFeatureEnabled, assertPlanAllows, decide, getTenantPlan } from './enforce.js';
+export { countUsage } from './store.js';
 export { createSubscription, loadSubscription } from './subscription.js';
-export { countUsage } from './usage.js';

@@ -1,12 +1,11 @@
-import { asc, eq, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
-import { plans, subscriptions } from '../../db/schema/index.js';
 import { percentage } from '../../engine/math.js';
 import { recordAudit } from '../../platform/audit.js';
 import { validationError } from '../../platform/errors.js';
 import { decide } from './enforce.js';
 import { isFeatureKey, isLimitKey, PLAN_LIMIT_KEYS, type PlanLimitKey } from './keys.js';
 import { newPeriod } from './period.js';
+import { countUsage, listPlanRows, updateSubscriptionPlan } from './store.js';
 import {
   findPlanByName,
   isFreePlan,
@@ -14,15 +13,10 @@ import {
   type TenantSubscription,
   toPlan,
 } from './subscription.js';
-import { countUsage } from './usage.js';
 
 /** The catalogue, cheapest first. */
 export async function listPlans(db: Executor) {
-  const rows = await db
-    .select()
-    .from(plans)
-    .orderBy(asc(plans.priceMonthly), asc(plans.priceYearly), asc(plans.name));
-  return rows.map(toPlan);
+  return (await listPlanRows(db)).map(toPlan);
 }
 
 const subscriptionView = (sub: TenantSubscription) => ({
@@ -121,10 +115,7 @@ export async function changeTenantSubscription(
     const plan = await findPlanByName(tx, input.plan);
     if (!plan) throw validationError([{ path: 'plan', message: `Unknown plan "${input.plan}"` }]);
     const period = newPeriod(now);
-    await tx
-      .update(subscriptions)
-      .set({ planId: plan.id, status: 'active', ...period, updatedAt: sql`now()` })
-      .where(eq(subscriptions.tenantId, tenantId));
+    await updateSubscriptionPlan(tx, tenantId, plan.id, period);
     await recordAudit(tx, {
       tenantId,
       action: 'SUBSCRIPTION_CHANGED',

@@ -1,6 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { plans, subscriptions } from '../../db/schema/index.js';
 import { notFound } from '../../platform/errors.js';
 import { isUuid } from '../../platform/ids.js';
 import {
@@ -11,8 +9,13 @@ import {
   type PlanLimitKey,
 } from './keys.js';
 import { currentPeriod, newPeriod } from './period.js';
-
-type PlanRow = typeof plans.$inferSelect;
+import {
+  findPlanRowByName,
+  findSubscription,
+  insertSubscription,
+  insertSubscriptionIfNone,
+  type PlanRow,
+} from './store.js';
 
 export interface Plan {
   id: string;
@@ -53,7 +56,7 @@ export interface TenantSubscription {
 }
 
 export async function findPlanByName(exec: Executor, name: string): Promise<Plan | null> {
-  const [row] = await exec.select().from(plans).where(eq(plans.name, name)).limit(1);
+  const row = await findPlanRowByName(exec, name);
   return row ? toPlan(row) : null;
 }
 
@@ -69,7 +72,7 @@ export async function createSubscription(
 ) {
   const plan = await findPlanByName(exec, planName);
   if (!plan) throw new Error(`Unknown plan "${planName}": check DEFAULT_PLAN`);
-  await exec.insert(subscriptions).values({ tenantId, planId: plan.id, status: 'active', ...newPeriod(now) });
+  await insertSubscription(exec, tenantId, plan.id, newPeriod(now));
   return plan;
 }
 
@@ -86,17 +89,11 @@ export async function loadSubscription(
 ): Promise<TenantSubscription> {
   if (!isUuid(tenantId)) throw notFound('Tenant');
   const now = opts.now ?? new Date();
-  let row = await selectSubscription(exec, tenantId, opts.lock ?? false);
+  const lock = { lock: opts.lock ?? false };
+  let row = await findSubscription(exec, tenantId, lock);
   if (!row) {
-    const period = newPeriod(now);
-    await exec.execute(sql`
-      insert into subscriptions (tenant_id, plan_id, status, current_period_start, current_period_end)
-      select t.id, p.id, 'active', ${period.currentPeriodStart.toISOString()}::timestamptz,
-        ${period.currentPeriodEnd.toISOString()}::timestamptz
-      from tenants t join plans p on p.name = ${FALLBACK_PLAN}
-      where t.id = ${tenantId}
-      on conflict (tenant_id) do nothing`);
-    row = await selectSubscription(exec, tenantId, opts.lock ?? false);
+    await insertSubscriptionIfNone(exec, tenantId, FALLBACK_PLAN, newPeriod(now));
+    row = await findSubscription(exec, tenantId, lock);
     if (!row) throw notFound('Tenant');
   }
   const period = currentPeriod(row.sub.currentPeriodStart, row.sub.currentPeriodEnd, now);
@@ -107,14 +104,4 @@ export async function loadSubscription(
     currentPeriodStart: period.start,
     currentPeriodEnd: period.end,
   };
-}
-
-async function selectSubscription(exec: Executor, tenantId: string, lock: boolean) {
-  const query = exec
-    .select({ sub: subscriptions, plan: plans })
-    .from(subscriptions)
-    .innerJoin(plans, eq(plans.id, subscriptions.planId))
-    .where(eq(subscriptions.tenantId, tenantId));
-  const [row] = lock ? await query.for('update', { of: subscriptions }) : await query;
-  return row;
 }

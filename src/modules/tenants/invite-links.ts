@@ -1,44 +1,17 @@
-import { and, count, desc, eq, gt, inArray, isNull, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { inviteLinks, ROLES, type Role } from '../../db/schema/index.js';
-import { ROLE_RANK } from '../../platform/auth/guard.js';
+import type { Role } from '../../platform/auth/guard.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { notFound } from '../../platform/errors.js';
 import { isUuid } from '../../platform/ids.js';
-import { listPage, type PageRequest } from '../../platform/pagination.js';
-import { assertOwnerFor } from './roles.js';
-
-/** What an invite link looks like outside the service: never the token or its hash. */
-const inviteLinkColumns = {
-  id: inviteLinks.id,
-  role: inviteLinks.role,
-  createdBy: inviteLinks.createdBy,
-  expiresAt: inviteLinks.expiresAt,
-  createdAt: inviteLinks.createdAt,
-};
+import type { PageRequest } from '../../platform/pagination.js';
+import { assertOwnerFor, rolesBeyond } from './roles.js';
+import { listUsableInviteLinksPage, lockUsableInviteLink, revokeInviteLinks } from './store/invite-links.js';
 
 const linkNotFound = () => notFound('Invite link');
 
-/** A link is usable while it is neither revoked nor expired at the request's time. */
-const usable = (ctx: ServiceCtx): SQL =>
-  and(
-    eq(inviteLinks.tenantId, ctx.tenantId),
-    isNull(inviteLinks.revokedAt),
-    gt(inviteLinks.expiresAt, ctx.now),
-  )!;
-
 /** GET /api/tenants/invites/links: the tenant's usable links, newest first. */
 export async function listInviteLinks(ctx: ServiceCtx, query: PageRequest) {
-  const where = usable(ctx);
-  return listPage(
-    ctx.db
-      .select(inviteLinkColumns)
-      .from(inviteLinks)
-      .where(where)
-      .orderBy(desc(inviteLinks.createdAt), desc(inviteLinks.id)),
-    ctx.db.select({ n: count() }).from(inviteLinks).where(where),
-    query,
-  );
+  return listUsableInviteLinksPage(ctx.db, ctx.tenantId, ctx.now, query);
 }
 
 /**
@@ -50,17 +23,10 @@ export async function listInviteLinks(ctx: ServiceCtx, query: PageRequest) {
 export async function revokeInviteLink(ctx: ServiceCtx, actorRole: Role, id: string): Promise<void> {
   if (!isUuid(id)) throw linkNotFound();
   await ctx.db.transaction(async (tx) => {
-    const [link] = await tx
-      .select(inviteLinkColumns)
-      .from(inviteLinks)
-      .where(and(usable(ctx), eq(inviteLinks.id, id)))
-      .for('update');
+    const link = await lockUsableInviteLink(tx, ctx.tenantId, id, ctx.now);
     if (!link) throw linkNotFound();
     assertOwnerFor(actorRole, link.role, 'revoke an OWNER invite link');
-    await tx
-      .update(inviteLinks)
-      .set({ expiresAt: ctx.now, revokedAt: ctx.now })
-      .where(and(eq(inviteLinks.tenantId, ctx.tenantId), eq(inviteLinks.id, id)));
+    await revokeInviteLinks(tx, ctx.tenantId, { id }, ctx.now);
     await audit(ctx, tx, {
       action: 'INVITE_LINK_REVOKED',
       entityType: 'invite_link',
@@ -86,16 +52,8 @@ export async function revokeLinksCreatedBy(
   above?: Role,
 ): Promise<number> {
   if (!userId) return 0;
-  const where: SQL[] = [usable(ctx), eq(inviteLinks.createdBy, userId)];
-  if (above) {
-    const higher = ROLES.filter((r) => ROLE_RANK[r] > ROLE_RANK[above]);
-    if (higher.length === 0) return 0;
-    where.push(inArray(inviteLinks.role, higher));
-  }
-  const revoked = await tx
-    .update(inviteLinks)
-    .set({ expiresAt: ctx.now, revokedAt: ctx.now })
-    .where(and(...where))
-    .returning({ id: inviteLinks.id });
-  return revoked.length;
+  if (above === undefined) return revokeInviteLinks(tx, ctx.tenantId, { createdBy: userId }, ctx.now);
+  const roles = rolesBeyond(above);
+  if (roles.length === 0) return 0;
+  return revokeInviteLinks(tx, ctx.tenantId, { createdBy: userId, roles }, ctx.now);
 }

@@ -1,7 +1,6 @@
-import { and, eq, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
+import type { Transaction } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { inviteLinks, members, type Role, tenants } from '../../db/schema/index.js';
+import type { Role } from '../../platform/auth/guard.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { issueSecret } from '../../platform/crypto.js';
 import { AppError, notFound } from '../../platform/errors.js';
@@ -9,8 +8,17 @@ import { isUuid, newId } from '../../platform/ids.js';
 import type { Mailer, MailStatus } from '../../platform/mail.js';
 import { assertPlanAllows } from '../pricing/index.js';
 import { memberLifecycle, memberState } from './member-state.js';
-import { type MemberRecord, memberColumns } from './members.js';
 import { assertOwnerFor } from './roles.js';
+import { insertInviteLink } from './store/invite-links.js';
+import {
+  findMember,
+  insertMember,
+  type MemberRecord,
+  memberEmailExists,
+  setInviteEmailStatus,
+  updateMember,
+} from './store/members.js';
+import { findTenantName } from './store/tenants.js';
 
 /** Emailed invites and invite links stay valid for 7 days. */
 export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -30,8 +38,6 @@ const inviteUrl = (appUrl: string, token: string) => `${appUrl}/invite/${token}`
 /** A fresh invite token: the clear value goes in the mail or link, only its sha256 is stored. */
 const issueToken = (ctx: ServiceCtx) => issueSecret(ctx.now.getTime(), INVITE_TTL_MS);
 
-const sameEmail = (email: string) => sql`lower(${members.email}) = lower(${email})`;
-
 /**
  * POST /api/tenants/members: a pending member with a fresh invite token. The mail goes out
  * after the commit (a slow or failing SMTP server never holds a transaction or loses the
@@ -46,28 +52,20 @@ export async function inviteMember(
   assertOwnerFor(actorRole, input.role, 'invite an OWNER');
   const invite = issueToken(ctx);
   const { member, tenantName } = await ctx.db.transaction(async (tx) => {
-    const [existing] = await tx
-      .select({ id: members.id })
-      .from(members)
-      .where(and(eq(members.tenantId, ctx.tenantId), sameEmail(input.email)))
-      .limit(1);
-    if (existing) throw memberExists(input.email);
+    if (await memberEmailExists(tx, ctx.tenantId, input.email)) throw memberExists(input.email);
     await assertPlanAllows(tx, ctx.tenantId, 'members', ctx.now);
-    let row: MemberRecord | undefined;
+    let row: MemberRecord;
     try {
-      [row] = await tx
-        .insert(members)
-        .values({
-          id: newId(),
-          tenantId: ctx.tenantId,
-          email: input.email,
-          role: input.role,
-          invitedBy: ctx.actorId,
-          isPending: true,
-          inviteTokenHash: invite.hash,
-          inviteExpiresAt: invite.expiresAt,
-        })
-        .returning(memberColumns);
+      row = await insertMember(tx, {
+        id: newId(),
+        tenantId: ctx.tenantId,
+        email: input.email,
+        role: input.role,
+        invitedBy: ctx.actorId,
+        isPending: true,
+        inviteTokenHash: invite.hash,
+        inviteExpiresAt: invite.expiresAt,
+      });
     } catch (err) {
       if (isUniqueViolation(err, 'members_tenant_email_key')) throw memberExists(input.email);
       throw err;
@@ -75,15 +73,15 @@ export async function inviteMember(
     await audit(ctx, tx, {
       action: 'MEMBER_INVITED',
       entityType: 'member',
-      entityId: row!.id,
+      entityId: row.id,
       metadata: {
-        email: row!.email,
-        role: row!.role,
+        email: row.email,
+        role: row.role,
         via: 'email',
         expiresAt: invite.expiresAt.toISOString(),
       },
     });
-    return { member: row!, tenantName: await tenantNameOf(tx, ctx.tenantId) };
+    return { member: row, tenantName: await tenantNameOf(tx, ctx.tenantId) };
   });
   return deliverInvite(ctx, env, member, tenantName, invite);
 }
@@ -96,11 +94,7 @@ export async function resendInvite(ctx: ServiceCtx, env: InviteEnv, id: string):
   if (!isUuid(id)) throw notFound('Member');
   const invite = issueToken(ctx);
   const { member, tenantName } = await ctx.db.transaction(async (tx) => {
-    const [current] = await tx
-      .select(memberColumns)
-      .from(members)
-      .where(and(eq(members.tenantId, ctx.tenantId), eq(members.id, id)))
-      .for('update');
+    const current = await findMember(tx, ctx.tenantId, id, { lock: true });
     if (!current) throw notFound('Member');
     memberLifecycle.apply(memberState(current), 'resend-invite');
     if (current.inviteResendCount >= MAX_INVITE_RESENDS) {
@@ -110,17 +104,13 @@ export async function resendInvite(ctx: ServiceCtx, env: InviteEnv, id: string):
         { limit: MAX_INVITE_RESENDS, resendCount: current.inviteResendCount },
       );
     }
-    const [row] = await tx
-      .update(members)
-      .set({
-        inviteTokenHash: invite.hash,
-        inviteExpiresAt: invite.expiresAt,
-        inviteResendCount: current.inviteResendCount + 1,
-        inviteEmailStatus: null,
-        updatedAt: ctx.now,
-      })
-      .where(and(eq(members.tenantId, ctx.tenantId), eq(members.id, id)))
-      .returning(memberColumns);
+    const row = await updateMember(tx, ctx.tenantId, id, {
+      inviteTokenHash: invite.hash,
+      inviteExpiresAt: invite.expiresAt,
+      inviteResendCount: current.inviteResendCount + 1,
+      inviteEmailStatus: null,
+      updatedAt: ctx.now,
+    });
     await audit(ctx, tx, {
       action: 'MEMBER_INVITED',
       entityType: 'member',
@@ -147,7 +137,7 @@ export async function createInviteLink(ctx: ServiceCtx, env: InviteEnv, actorRol
   const invite = issueToken(ctx);
   const id = newId();
   await ctx.db.transaction(async (tx) => {
-    await tx.insert(inviteLinks).values({
+    await insertInviteLink(tx, {
       id,
       tenantId: ctx.tenantId,
       role,
@@ -168,10 +158,8 @@ export async function createInviteLink(ctx: ServiceCtx, env: InviteEnv, actorRol
 const memberExists = (email: string) =>
   new AppError('MEMBER_EXISTS', 'This email is already a member or has a pending invite', { email });
 
-async function tenantNameOf(tx: Executor, tenantId: string) {
-  const [t] = await tx.select({ name: tenants.name }).from(tenants).where(eq(tenants.id, tenantId)).limit(1);
-  return t?.name ?? 'your team';
-}
+const tenantNameOf = async (tx: Transaction, tenantId: string) =>
+  (await findTenantName(tx, tenantId)) ?? 'your team';
 
 async function deliverInvite(
   ctx: ServiceCtx,
@@ -201,16 +189,6 @@ async function deliverInvite(
     status = 'FAILED';
   }
   // Only if this invite is still the current one: a concurrent resend or acceptance wins.
-  const [row] = await ctx.db
-    .update(members)
-    .set({ inviteEmailStatus: status })
-    .where(
-      and(
-        eq(members.tenantId, ctx.tenantId),
-        eq(members.id, member.id),
-        eq(members.inviteTokenHash, invite.hash),
-      ),
-    )
-    .returning(memberColumns);
+  const row = await setInviteEmailStatus(ctx.db, ctx.tenantId, member.id, invite.hash, status);
   return row ?? { ...member, inviteEmailStatus: status };
 }

@@ -1,63 +1,30 @@
-import { and, count, desc, eq, ilike, type SQL } from 'drizzle-orm';
 import type { Transaction } from '../../db/client.js';
-import { members, type Role, sessions } from '../../db/schema/index.js';
+import type { Role } from '../../platform/auth/guard.js';
 import { revokeSessions } from '../../platform/auth/sessions.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { isUuid } from '../../platform/ids.js';
-import { containsPattern, listPage } from '../../platform/pagination.js';
 import { revokeLinksCreatedBy } from './invite-links.js';
 import { assertOwnerFor } from './roles.js';
 import type { ListMembersQuery } from './schemas.js';
-
-/** What a member looks like outside the service: never the invite token hash. */
-export const memberColumns = {
-  id: members.id,
-  tenantId: members.tenantId,
-  userId: members.userId,
-  email: members.email,
-  role: members.role,
-  invitedBy: members.invitedBy,
-  isPending: members.isPending,
-  inviteEmailStatus: members.inviteEmailStatus,
-  inviteResendCount: members.inviteResendCount,
-  inviteExpiresAt: members.inviteExpiresAt,
-  createdAt: members.createdAt,
-  updatedAt: members.updatedAt,
-};
-
-export type MemberRecord = {
-  [K in keyof typeof memberColumns]: (typeof members.$inferSelect)[K];
-};
+import {
+  deleteMember,
+  findMember,
+  listMembersPage,
+  lockOwners,
+  type MemberRecord,
+  updateMember,
+} from './store/members.js';
 
 const memberNotFound = () => notFound('Member');
 
 export async function listMembers(ctx: ServiceCtx, query: ListMembersQuery) {
-  const where: SQL[] = [eq(members.tenantId, ctx.tenantId)];
-  if (query.search) where.push(ilike(members.email, containsPattern(query.search)));
-  if (query.role) where.push(eq(members.role, query.role));
-  if (query.isPending !== undefined) where.push(eq(members.isPending, query.isPending));
-  return listPage(
-    ctx.db
-      .select(memberColumns)
-      .from(members)
-      .where(and(...where))
-      .orderBy(desc(members.createdAt), desc(members.id)),
-    ctx.db
-      .select({ n: count() })
-      .from(members)
-      .where(and(...where)),
-    query,
-  );
+  return listMembersPage(ctx.db, ctx.tenantId, query, query);
 }
 
 export async function getMember(ctx: ServiceCtx, id: string): Promise<MemberRecord> {
   if (!isUuid(id)) throw memberNotFound();
-  const [row] = await ctx.db
-    .select(memberColumns)
-    .from(members)
-    .where(and(eq(members.tenantId, ctx.tenantId), eq(members.id, id)))
-    .limit(1);
+  const row = await findMember(ctx.db, ctx.tenantId, id);
   if (!row) throw memberNotFound();
   return row;
 }
@@ -68,19 +35,10 @@ export async function getMember(ctx: ServiceCtx, id: string): Promise<MemberReco
  * reads its target. A concurrent demotion of the other owner is thus seen before counting.
  */
 async function lockOwnersAndTarget(tx: Transaction, tenantId: string, id: string) {
-  const owners = await tx
-    .select({ id: members.id })
-    .from(members)
-    .where(and(eq(members.tenantId, tenantId), eq(members.role, 'OWNER'), eq(members.isPending, false)))
-    .orderBy(members.id)
-    .for('update');
-  const [target] = await tx
-    .select(memberColumns)
-    .from(members)
-    .where(and(eq(members.tenantId, tenantId), eq(members.id, id)))
-    .for('update');
+  const owners = await lockOwners(tx, tenantId);
+  const target = await findMember(tx, tenantId, id, { lock: true });
   if (!target) throw memberNotFound();
-  const isLastOwner = target.role === 'OWNER' && !target.isPending && !owners.some((o) => o.id !== target.id);
+  const isLastOwner = target.role === 'OWNER' && !target.isPending && !owners.some((o) => o !== target.id);
   return { target, isLastOwner };
 }
 
@@ -97,11 +55,7 @@ export async function changeMemberRole(ctx: ServiceCtx, id: string, role: Role):
     const { target, isLastOwner } = await lockOwnersAndTarget(tx, ctx.tenantId, id);
     if (target.role === role) return target;
     if (isLastOwner) throw lastOwner();
-    const [row] = await tx
-      .update(members)
-      .set({ role, updatedAt: ctx.now })
-      .where(and(eq(members.tenantId, ctx.tenantId), eq(members.id, id)))
-      .returning(memberColumns);
+    const row = await updateMember(tx, ctx.tenantId, id, { role, updatedAt: ctx.now });
     const revokedInviteLinks = await revokeLinksCreatedBy(ctx, tx, target.userId, role);
     await audit(ctx, tx, {
       action: 'MEMBER_ROLE_CHANGED',
@@ -130,14 +84,9 @@ export async function removeMember(ctx: ServiceCtx, actorRole: Role, id: string)
     const { target, isLastOwner } = await lockOwnersAndTarget(tx, ctx.tenantId, id);
     assertOwnerFor(actorRole, target.role, 'remove an OWNER');
     if (isLastOwner) throw lastOwner();
-    await tx.delete(members).where(and(eq(members.tenantId, ctx.tenantId), eq(members.id, id)));
+    await deleteMember(tx, ctx.tenantId, id);
     if (target.userId) {
-      await revokeSessions(
-        tx,
-        and(eq(sessions.tenantId, ctx.tenantId), eq(sessions.userId, target.userId)),
-        'member_removed',
-        ctx.now,
-      );
+      await revokeSessions(tx, { tenantId: ctx.tenantId, userId: target.userId }, 'member_removed', ctx.now);
     }
     const revokedInviteLinks = await revokeLinksCreatedBy(ctx, tx, target.userId);
     await audit(ctx, tx, {

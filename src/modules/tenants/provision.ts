@@ -1,10 +1,11 @@
 import type { Executor } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { members, tenants } from '../../db/schema/index.js';
 import { randomHex } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { createSubscription } from '../pricing/index.js';
+import { insertMember } from './store/members.js';
+import { insertTenant, type TenantRecord } from './store/tenants.js';
 
 interface ProvisionInput {
   name: string;
@@ -21,22 +22,22 @@ interface ProvisionInput {
 export async function provisionTenant(exec: Executor, input: ProvisionInput) {
   const name = input.name.trim();
   const tenantId = newId();
-  let tenant: typeof tenants.$inferSelect | undefined;
+  let tenant: TenantRecord;
   try {
-    [tenant] = await exec
-      .insert(tenants)
-      .values({ id: tenantId, name, slug: `${slugify(name)}-${randomHex(3)}` })
-      .returning();
+    tenant = await insertTenant(exec, { id: tenantId, name, slug: `${slugify(name)}-${randomHex(3)}` });
   } catch (err) {
     if (isUniqueViolation(err, 'tenants_name_lower_key')) throw new AppError('TENANT_EXISTS');
     throw err;
   }
-  const [member] = await exec
-    .insert(members)
-    .values({ id: newId(), tenantId, userId: input.owner.userId, email: input.owner.email, role: 'OWNER' })
-    .returning();
+  const member = await insertMember(exec, {
+    id: newId(),
+    tenantId,
+    userId: input.owner.userId,
+    email: input.owner.email,
+    role: 'OWNER',
+  });
   await createSubscription(exec, tenantId, input.plan);
-  return { tenant: tenant!, member: member! };
+  return { tenant, member };
 }
 
 function slugify(name: string): string {

@@ -1,24 +1,14 @@
-import { eq } from 'drizzle-orm';
 import { isUniqueViolation } from '../../db/errors.js';
-import { tenants } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { AppError, notFound, validationError } from '../../platform/errors.js';
 import { sameJson } from '../../platform/same-json.js';
+import { findTenant, type TenantRecord, updateTenant } from './store/tenants.js';
 
 /** Upper bound of the stored settings object, serialized as JSON (UTF-8 bytes). */
 export const MAX_SETTINGS_BYTES = 64 * 1024;
 
-const tenantColumns = {
-  id: tenants.id,
-  name: tenants.name,
-  slug: tenants.slug,
-  settings: tenants.settings,
-  createdAt: tenants.createdAt,
-  updatedAt: tenants.updatedAt,
-};
-
 export async function getCurrentTenant(ctx: ServiceCtx) {
-  const [row] = await ctx.db.select(tenantColumns).from(tenants).where(eq(tenants.id, ctx.tenantId)).limit(1);
+  const row = await findTenant(ctx.db, ctx.tenantId);
   if (!row) throw notFound('Tenant');
   return row;
 }
@@ -57,15 +47,11 @@ export function mergeSettings(stored: Record<string, unknown>, patch: Record<str
  */
 export async function updateCurrentTenant(ctx: ServiceCtx, input: TenantPatch) {
   const result = await ctx.db.transaction(async (tx) => {
-    const [current] = await tx
-      .select(tenantColumns)
-      .from(tenants)
-      .where(eq(tenants.id, ctx.tenantId))
-      .for('update');
+    const current = await findTenant(tx, ctx.tenantId, { lock: true });
     if (!current) throw notFound('Tenant');
 
     const changes: Record<string, unknown> = {};
-    const values: Partial<typeof tenants.$inferInsert> = {};
+    const values: Partial<Pick<TenantRecord, 'name' | 'settings'>> = {};
 
     // Another tenant's name (in any case) trips the unique index: TENANT_EXISTS below.
     if (input.name !== undefined && input.name !== current.name) {
@@ -88,13 +74,9 @@ export async function updateCurrentTenant(ctx: ServiceCtx, input: TenantPatch) {
 
     if (Object.keys(values).length === 0) return { tenant: current, changed: false };
 
-    let row: typeof current | undefined;
+    let row: TenantRecord | undefined;
     try {
-      [row] = await tx
-        .update(tenants)
-        .set({ ...values, updatedAt: ctx.now })
-        .where(eq(tenants.id, ctx.tenantId))
-        .returning(tenantColumns);
+      row = await updateTenant(tx, ctx.tenantId, values, ctx.now);
     } catch (err) {
       if (isUniqueViolation(err, 'tenants_name_lower_key')) throw new AppError('TENANT_EXISTS');
       throw err;

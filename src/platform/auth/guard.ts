@@ -1,13 +1,12 @@
-import { and, eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { members, type Role, sessions } from '../../db/schema/index.js';
+import type { Role } from '../../db/schema/index.js';
 import { safeEqual, sha256 } from '../crypto.js';
 import { AppError } from '../errors.js';
 import { addRouteHooks } from '../http/route-hooks.js';
 import type { RateScope } from '../rate-limit.js';
 import type { SdkAuth } from './api-key-auth.js';
 import { readCookie, SESSION_COOKIE } from './cookies.js';
-import { liveMembershipOfSession } from './sessions.js';
+import { findSession } from './sessions.js';
 
 /**
  * Every route under /api declares who may call it in `config.auth`; this file turns that
@@ -25,6 +24,8 @@ export type AuthPolicy =
   | { kind: 'apiKey' }
   | { kind: 'platformAdmin'; scope: 'read' | 'write' | 'critical' };
 
+/** A member's role, for modules (they import no table declarations). */
+export type { Role };
 export const ROLE_RANK: Record<Role, number> = { VIEWER: 0, EDITOR: 1, ADMIN: 2, OWNER: 3 };
 
 export const requireRole = (role: Role, rateScope?: 'global' | 'auth' | 'refresh'): AuthPolicy =>
@@ -139,20 +140,17 @@ const authenticateSession: Hook = async (request) => {
   if (!token) throw new AppError('AUTH_NO_TOKEN');
   const { tokens, database } = request.server.deps;
   const claims = await tokens.verifyAccess(token);
-  const [row] = await database.db
-    .select({ revokedAt: sessions.revokedAt, memberId: members.id, role: members.role })
-    .from(sessions)
-    .leftJoin(members, liveMembershipOfSession)
-    .where(
-      and(
-        eq(sessions.id, claims.sessionId),
-        eq(sessions.userId, claims.userId),
-        eq(sessions.tenantId, claims.tenantId),
-      ),
-    )
-    .limit(1);
+  const row = await findSession(database.db, claims.sessionId);
   // A revoked session, or one whose membership has ended, no longer authenticates.
-  if (!row || row.revokedAt || !row.memberId || !row.role) throw new AppError('AUTH_TOKEN_REVOKED');
+  if (
+    !row ||
+    row.userId !== claims.userId ||
+    row.tenantId !== claims.tenantId ||
+    row.revokedAt ||
+    !row.memberId ||
+    !row.role
+  )
+    throw new AppError('AUTH_TOKEN_REVOKED');
   request.auth = { ...claims, memberId: row.memberId, role: row.role };
 };
 
