@@ -5,6 +5,7 @@
 import { arrow, autoUpdate, computePosition, flip, offset, type Placement, shift } from '@floating-ui/dom';
 import { h } from '../ui/dom.js';
 import type { Root } from '../ui/root.js';
+import { focusables, type Surface } from '../ui/surface.js';
 
 /**
  * Keeps `floating` beside `target` (flip to the other side, shift into the viewport, follow
@@ -65,4 +66,50 @@ export function pin(target: Element, el: HTMLElement, rtl: boolean): () => void 
     const r = target.getBoundingClientRect();
     Object.assign(el.style, { left: `${(rtl ? r.left : r.right) - 9}px`, top: `${r.top - 9}px` });
   });
+}
+
+/**
+ * Keyboard order for a card anchored to `target`: Tab on the target moves into the card (as if it
+ * came right after the target), Shift+Tab from the card's first control goes back to the target,
+ * Tab from its last goes on to what follows the target. Returns the cleanup.
+ */
+export function tabAfter(target: Element, s: Surface, root: Root): () => void {
+  const el = target as HTMLElement;
+  const onTarget = (e: KeyboardEvent) => {
+    if (
+      e.key === 'Tab' &&
+      !e.shiftKey &&
+      !e.altKey &&
+      !e.ctrlKey &&
+      !e.metaKey &&
+      e.composedPath()[0] === el
+    ) {
+      e.preventDefault();
+      s.focus();
+    }
+  };
+  const onCard = (e: KeyboardEvent) => {
+    if (e.key !== 'Tab') return;
+    const items = focusables(s.card);
+    const active = root.activeElement();
+    const to = e.shiftKey
+      ? active === items[0] || active === s.card
+        ? el
+        : null
+      : active === items[items.length - 1]
+        ? focusables(el.ownerDocument.body).find(
+            (x) => el.compareDocumentPosition(x) & Node.DOCUMENT_POSITION_FOLLOWING && !el.contains(x),
+          )
+        : null;
+    if (to) {
+      e.preventDefault();
+      to.focus();
+    }
+  };
+  el.addEventListener('keydown', onTarget);
+  s.card.addEventListener('keydown', onCard);
+  return () => {
+    el.removeEventListener('keydown', onTarget);
+    s.card.removeEventListener('keydown', onCard);
+  };
 }
