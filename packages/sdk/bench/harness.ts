@@ -3,7 +3,7 @@
  * (`window.targeting`): the same modules the SDK's chunks are built from, bundled by esbuild
  * (browser.ts), nothing mocked.
  */
-import { resolve } from '../src/chunks/heal.js';
+import { rank, resolve } from '../src/chunks/heal.js';
 import { deepAll, innerRoots } from '../src/target/deep.js';
 import { agrees, fingerprint } from '../src/target/fingerprint.js';
 import { isGenerated, isStableClass } from '../src/target/generated.js';
@@ -29,6 +29,7 @@ const api = {
   isStableClass,
   propose,
   score,
+  rank,
   resolve,
   lookup,
 };

@@ -6,8 +6,8 @@
  * to read (tag, role, id, attributes, classes, a leaf's text); the best are fingerprinted in full
  * (label, landmark, heading, neighbouring text, path, position) and scored again.
  */
-import { norm, walk } from '../target/deep.js';
-import { attrsOf, classesOf, contradicts, fingerprint, isControl, roleOf } from '../target/fingerprint.js';
+import { innerRoot, norm } from '../target/deep.js';
+import { contradicts, fingerprint, isControl } from '../target/fingerprint.js';
 import { propose } from '../target/propose.js';
 import { clearWinner, KEEP_IDENTITY, type Ranked, score } from '../target/score.js';
 import type { Fingerprint, LookupOutcome } from '../target/types.js';
@@ -15,28 +15,85 @@ import type { Fingerprint, LookupOutcome } from '../target/types.js';
 export { agrees, fingerprint } from '../target/fingerprint.js';
 export { propose } from '../target/propose.js';
 
-/** Elements fingerprinted in full (phase two): the best of phase one, ties included up to MAX_FULL. */
-const TOP = 40;
-const MAX_FULL = 120;
-const SKIP = /^(?:SCRIPT|STYLE|TEMPLATE|NOSCRIPT|HEAD|META|LINK|BR|WBR|path|g|defs|use|symbol)$/;
+/** Elements fingerprinted in full (phase two): the best of phase one… */
+const TOP = 16;
+/** …with their ties, up to this many (ties beyond are broken by the neighbouring words). */
+const MAX_FULL = 32;
+const SKIP = new Set(
+  'HTML BODY HEAD SCRIPT STYLE TEMPLATE NOSCRIPT META LINK TITLE BR WBR path g defs use symbol stop rect circle line polyline polygon ellipse text tspan clipPath mask linearGradient radialGradient'.split(
+    ' ',
+  ),
+);
 
-/** What phase one reads of an element. */
-function lite(el: Element): Fingerprint {
-  const fp: Fingerprint = { v: 1, tag: el.tagName.toLowerCase() };
-  const role = roleOf(el);
-  if (role) fp.role = role;
-  if (el.id) fp.id = el.id;
-  const attrs = attrsOf(el);
-  if (attrs) fp.attrs = attrs;
-  const classes = classesOf(el);
-  if (classes) fp.classes = classes;
-  if (el.childElementCount <= 3) {
-    const text = norm(el.textContent).slice(0, 80);
-    if (text) fp.text = text;
+/**
+ * Every element under `root` that could be a target, with those of open shadow roots and
+ * same-origin iframes (not the SDK's own), in a flat list: faster than a tree walk.
+ */
+function candidates(root: Document | ShadowRoot, out: Element[] = [], depth = 0): Element[] {
+  const all = root.querySelectorAll('*');
+  for (let i = 0; i < all.length; i++) {
+    const el = all[i]!;
+    if (!SKIP.has(el.tagName)) out.push(el);
+    if (depth < 8 && (el.shadowRoot || el.tagName === 'IFRAME') && !el.hasAttribute('data-guidance-root')) {
+      const inner = innerRoot(el);
+      if (inner) candidates(inner, out, depth + 1);
+    }
   }
-  const name = el.getAttribute('aria-label') || fp.text || attrs?.placeholder || attrs?.title;
-  if (name) fp.name = norm(name).slice(0, 80);
-  return fp;
+  return out;
+}
+
+const low = (s: string | null | undefined) => norm(s).toLowerCase();
+
+/**
+ * Phase one's scorer for `stored`: what a few property reads tell (tag, explicit role, id, the
+ * stored attributes, the stored classes, a leaf's text or aria-label), about 1 µs an element.
+ */
+function quick(stored: Fingerprint): (el: Element) => number {
+  const tag = stored.tag.toUpperCase();
+  const name = low(stored.name);
+  const text = low(stored.text);
+  const attrs = Object.entries(stored.attrs ?? {});
+  const classes = stored.classes ?? [];
+  const want = name || text;
+  const longest = Math.max(name.length, text.length) * 3 + 20;
+  const same = (t: string, w: string) =>
+    t === w ? 1 : w && (t.includes(w) || (t && w.includes(t))) ? 0.5 : 0;
+  // whose text is worth reading: the stored tag, controls, and anything with a role
+  const texty = new Set(['A', 'BUTTON', 'LABEL', 'SUMMARY', 'OPTION', 'LI', 'TD', 'TH', 'SPAN', 'DIV', tag]);
+  return (el) => {
+    const t0 = el.tagName;
+    let q = t0 === tag ? 1 : 0;
+    if (stored.id && el.id === stored.id) q += 1.5;
+    for (const [k, v] of attrs) if (el.getAttribute(k) === v) q += 1;
+    for (const c of classes) if (el.classList.contains(c)) q += 0.75 / classes.length;
+    const role = stored.role ? el.getAttribute('role') : null;
+    if (role && role === stored.role) q += 0.5;
+    if (!want || (!texty.has(t0) && !role)) return q;
+    const label = el.getAttribute('aria-label');
+    if (label) return q + 1.5 * same(label.toLowerCase(), name);
+    if (el.childElementCount > 3) return q;
+    const raw = el.textContent ?? '';
+    if (raw.length > longest) return q;
+    const t =
+      raw.length > 0 && (raw.charCodeAt(0) <= 32 || raw.includes('  ') || raw.includes('\n'))
+        ? low(raw)
+        : raw.toLowerCase();
+    return q + 1.5 * same(t, name) + 1.25 * same(t, text);
+  };
+}
+
+/** Words of `stored.near` found around `el` (its parent's and grandparent's text): breaks ties in phase one. */
+function nearWords(stored: Fingerprint): (el: Element) => number {
+  const words = low(stored.near)
+    .split(/\W+/)
+    .filter((w) => w.length > 1);
+  return (el) => {
+    if (words.length === 0) return 0;
+    const around = ((el.parentElement?.parentElement ?? el).textContent ?? '').slice(0, 600).toLowerCase();
+    let n = 0;
+    for (const w of words) if (around.includes(w)) n++;
+    return n;
+  };
 }
 
 const visible = (el: Element): boolean => {
@@ -60,32 +117,36 @@ export interface Healed {
   ms: number;
 }
 
-/** The page's elements ranked against `stored`, best first (phase one, then phase two). */
+/** The page's elements ranked against `stored`, best first (phase one, then phase two), and how many were scanned. */
 export function rank(
   stored: Fingerprint,
   must: Element[] = [],
   root: Document = document,
 ): [Ranked[], number] {
-  const cands: Ranked[] = [];
-  walk(root, (el) => {
-    if (SKIP.test(el.tagName) || el.hasAttribute('data-guidance-root')) return false;
-    cands.push({ el, ...score(stored, lite(el), true) });
-    return true;
-  });
-  cands.sort((a, b) => b.score - a.score);
-  const cutoff = cands[Math.min(TOP, cands.length) - 1]?.score ?? 0;
-  const chosen = new Set<Element>(must);
-  for (const c of cands) {
-    if (chosen.size >= MAX_FULL || (chosen.size >= TOP && c.score < cutoff - 1e-9)) break;
-    chosen.add(c.el);
+  const q = quick(stored);
+  const els = candidates(root);
+  const qs = new Float64Array(els.length);
+  for (let i = 0; i < els.length; i++) qs[i] = q(els[i]!);
+  const order: number[] = [];
+  for (let i = 0; i < els.length; i++) if (qs[i]! > 0) order.push(i);
+  order.sort((a, b) => qs[b]! - qs[a]!);
+  const cutoff = qs[order[Math.min(TOP, order.length) - 1] ?? 0] ?? 0;
+  let tied = order.filter((i) => qs[i]! >= cutoff);
+  if (tied.length > MAX_FULL) {
+    // more look-alikes than phase two takes (a table's buttons): the neighbouring words decide
+    const near = nearWords(stored);
+    const score1 = new Map(tied.map((i) => [i, qs[i]! * 100 + near(els[i]!)]));
+    tied = tied.sort((a, b) => score1.get(b)! - score1.get(a)!).slice(0, MAX_FULL);
   }
+  const chosen = new Set<Element>(must);
+  for (const i of tied) chosen.add(els[i]!);
   const full: Ranked[] = [];
   for (const el of chosen) {
     if (!el.isConnected || !visible(el)) continue;
     full.push({ el, ...score(stored, fingerprint(el)) });
   }
   full.sort((a, b) => b.score - a.score);
-  return [full, cands.length];
+  return [full, els.length];
 }
 
 /**

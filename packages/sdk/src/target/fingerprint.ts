@@ -130,9 +130,9 @@ const isHeading = (e: Element) => HEADING.test(e.tagName) || e.getAttribute('rol
 
 /** The nearest heading before `el`: its previous siblings' (or their last heading's), then its ancestors'. */
 function headingOf(el: Element): string | undefined {
-  for (let a: Element | null = el, depth = 0; a && depth < 8; a = up(a), depth++) {
+  for (let a: Element | null = el, depth = 0; a && depth < 6; a = up(a), depth++) {
     let s = a.previousElementSibling;
-    for (let n = 0; s && n < 12; s = s.previousElementSibling, n++) {
+    for (let n = 0; s && n < 6; s = s.previousElementSibling, n++) {
       if (isHeading(s)) return cap(s.textContent ?? '');
       const inner = s.querySelectorAll('h1,h2,h3,h4,h5,h6,[role=heading]');
       if (inner.length > 0) return cap(inner[inner.length - 1]!.textContent ?? '');

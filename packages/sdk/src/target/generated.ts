@@ -57,7 +57,19 @@ const STATE =
  * A class that says what an element is (`save`, `btn-primary`, `todo-list`): not generated, not
  * a utility (`px-4`, `md:flex`, `w-1/2`, `d-flex`), not a state (`active`, `ng-valid`).
  */
+const classCache = new Map<string, boolean>();
+
 export function isStableClass(c: string): boolean {
+  let known = classCache.get(c);
+  if (known === undefined) {
+    if (classCache.size > 5000) classCache.clear();
+    known = stableClass(c);
+    classCache.set(c, known);
+  }
+  return known;
+}
+
+function stableClass(c: string): boolean {
   return (
     !isGenerated(c) &&
     !/[[\]/.!#]/.test(c) &&

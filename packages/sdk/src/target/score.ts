@@ -54,14 +54,24 @@ export const MIN_MARGIN = 0.08;
 /** A lone selector match the fingerprint does not confirm is kept with this much identity (the text was edited, say). */
 export const KEEP_IDENTITY = 0.3;
 
-export const words = (s: string): Set<string> =>
-  new Set(
-    s
-      .replace(/([a-z])([A-Z])/g, '$1 $2')
-      .toLowerCase()
-      .split(/[^\p{L}\p{N}]+/u)
-      .filter(Boolean),
-  );
+const wordCache = new Map<string, Set<string>>();
+
+/** The words of `s` (camelCase split, lower case), cached: the same strings come up for every candidate. */
+export function words(s: string): Set<string> {
+  let w = wordCache.get(s);
+  if (!w) {
+    if (wordCache.size > 2000) wordCache.clear();
+    w = new Set(
+      s
+        .replace(/([a-z])([A-Z])/g, '$1 $2')
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter(Boolean),
+    );
+    wordCache.set(s, w);
+  }
+  return w;
+}
 
 /** Jaccard similarity of two word sets. */
 function jaccard(a: Set<string>, b: Set<string>): number {
@@ -73,6 +83,7 @@ function jaccard(a: Set<string>, b: Set<string>): number {
 
 /** Text similarity: 1 when equal (whitespace and case aside), else the word overlap. */
 export function textSim(a: string, b: string): number {
+  if (a === b) return 1;
   const x = norm(a).toLowerCase();
   const y = norm(b).toLowerCase();
   return x === y ? 1 : jaccard(words(x), words(y));
