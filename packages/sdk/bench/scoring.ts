@@ -5,7 +5,10 @@
  * and the healing scorer run over the whole page, 40 times; and once more with the target removed
  * (nothing to find: every element scored, none chosen). Prints the median, p95 and max.
  *
- *   npm run bench:scoring -w @guidance/sdk       (exits 1 when a median is over 10 ms)
+ * The budget is checked on main-thread CPU time (Chromium's ThreadTime metric), which a busy
+ * machine does not inflate; wall-clock times are printed too.
+ *
+ *   npm run bench:scoring -w @guidance/sdk       (exits 1 when a run costs over 10 ms of CPU)
  */
 import type { Browser } from 'playwright-core';
 import { harness, launch } from './browser.js';
@@ -59,6 +62,8 @@ export function bigPage(salt: string, target = 5000, withTarget = true): string 
 
 export interface ScoringResult {
   elements: number;
+  /** Main-thread CPU time per run (Chromium's ThreadTime metric): what the page pays, whatever else the machine runs. */
+  cpu: { found: number; missing: number };
   found: Stats & { outcome: string };
   missing: Stats & { outcome: string };
 }
@@ -79,6 +84,11 @@ const stats = (xs: number[]): Stats => {
 export async function runScoring(browser: Browser): Promise<ScoringResult> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Performance.enable', { timeDomain: 'threadTicks' } as never);
+  const threadTime = async () =>
+    (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime')?.value ??
+    Number.NaN;
   let html = '';
   await page.route('http://scoring.test/**', (route) =>
     route.fulfill({ contentType: 'text/html', body: html }),
@@ -93,8 +103,9 @@ export async function runScoring(browser: Browser): Promise<ScoringResult> {
     const fp = await page.evaluate(() =>
       targeting.fingerprint(document.querySelector('[data-action="export-orders"]')!),
     );
-    const run = async () =>
-      page.evaluate((stored) => {
+    const run = async () => {
+      const before = await threadTime();
+      const r = await page.evaluate((stored) => {
         const times: number[] = [];
         let outcome = '';
         for (let i = 0; i < 40; i++) {
@@ -104,12 +115,15 @@ export async function runScoring(browser: Browser): Promise<ScoringResult> {
         }
         return { times, outcome, elements: document.getElementsByTagName('*').length };
       }, fp);
+      return { ...r, cpu: (((await threadTime()) - before) * 1000) / r.times.length };
+    };
     await open(bigPage('b2'));
     const found = await run();
     await open(bigPage('c3', 5000, false));
     const missing = await run();
     return {
       elements: found.elements,
+      cpu: { found: found.cpu, missing: missing.cpu },
       found: { ...stats(found.times), outcome: found.outcome },
       missing: { ...stats(missing.times), outcome: missing.outcome },
     };
@@ -123,15 +137,15 @@ const line = (s: Stats) =>
 
 export const printScoring = (r: ScoringResult): string =>
   [
-    `page: ${r.elements} elements, 40 runs each (wall-clock: a busy machine inflates the tail)`,
-    `healing the moved target:                 ${line(r.found)} (${r.found.outcome})`,
-    `target removed (all scored, none chosen): ${line(r.missing)} (${r.missing.outcome})`,
-    `budget: median ≤ ${SCORING_BUDGET_MS} ms`,
+    `page: ${r.elements} elements, 40 runs each`,
+    `healing the moved target:                 CPU ${r.cpu.found.toFixed(1)} ms a run; wall ${line(r.found)} (${r.found.outcome})`,
+    `target removed (all scored, none chosen): CPU ${r.cpu.missing.toFixed(1)} ms a run; wall ${line(r.missing)} (${r.missing.outcome})`,
+    `budget: ${SCORING_BUDGET_MS} ms of main-thread CPU a run (wall-clock times include whatever else the machine runs)`,
   ].join('\n');
 
-/** The budget holds when the median of both cases is within it. */
+/** The budget holds when a run of either case costs the page's main thread at most that much CPU. */
 export const scoringMet = (r: ScoringResult): boolean =>
-  r.found.median <= SCORING_BUDGET_MS && r.missing.median <= SCORING_BUDGET_MS;
+  r.cpu.found <= SCORING_BUDGET_MS && r.cpu.missing <= SCORING_BUDGET_MS;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const browser = await launch();

@@ -19,6 +19,8 @@ export { propose } from '../target/propose.js';
 const TOP = 16;
 /** …with their ties, up to this many (ties beyond are broken by the neighbouring words). */
 const MAX_FULL = 32;
+/** …and always the first few. */
+const FEW = 4;
 const SKIP = new Set(
   'HTML BODY HEAD SCRIPT STYLE TEMPLATE NOSCRIPT META LINK TITLE BR WBR path g defs use symbol stop rect circle line polyline polygon ellipse text tspan clipPath mask linearGradient radialGradient'.split(
     ' ',
@@ -48,37 +50,50 @@ const low = (s: string | null | undefined) => norm(s).toLowerCase();
  * Phase one's scorer for `stored`: what a few property reads tell (tag, explicit role, id, the
  * stored attributes, the stored classes, a leaf's text or aria-label), about 1 µs an element.
  */
-function quick(stored: Fingerprint): (el: Element) => number {
+function quick(stored: Fingerprint, qs: Float64Array, ids: Float64Array): (el: Element, i: number) => void {
   const tag = stored.tag.toUpperCase();
   const name = low(stored.name);
   const text = low(stored.text);
-  const attrs = Object.entries(stored.attrs ?? {});
-  const classes = stored.classes ?? [];
   const want = name || text;
   const longest = Math.max(name.length, text.length) * 3 + 20;
+  const attrs = Object.entries(stored.attrs ?? {}).filter(([k]) => !/^(?:type|role|for)$/.test(k));
+  const layout = Object.entries(stored.attrs ?? {}).filter(([k]) => /^(?:type|role|for)$/.test(k));
+  const classes = stored.classes ?? [];
   const same = (t: string, w: string) =>
     t === w ? 1 : w && (t.includes(w) || (t && w.includes(t))) ? 0.5 : 0;
-  // whose text is worth reading: the stored tag, controls, and anything with a role
-  const texty = new Set(['A', 'BUTTON', 'LABEL', 'SUMMARY', 'OPTION', 'LI', 'TD', 'TH', 'SPAN', 'DIV', tag]);
-  return (el) => {
+  // whose text is worth reading: the stored tag, and controls (a control stays one) or content
+  // containers (content stays content); anything with a role
+  const texty = new Set(
+    isControl(stored)
+      ? ['A', 'BUTTON', 'LABEL', 'SUMMARY', 'OPTION', tag]
+      : ['LI', 'TD', 'TH', 'SPAN', 'DIV', 'P', tag],
+  );
+  return (el, i) => {
     const t0 = el.tagName;
     let q = t0 === tag ? 1 : 0;
-    if (stored.id && el.id === stored.id) q += 1.5;
-    for (const [k, v] of attrs) if (el.getAttribute(k) === v) q += 1;
+    let id = 0;
+    if (stored.id && el.id === stored.id) id += 1.5;
+    for (const [k, v] of attrs) if (el.getAttribute(k) === v) id += 1;
+    for (const [k, v] of layout) if (el.getAttribute(k) === v) q += 0.5;
     for (const c of classes) if (el.classList.contains(c)) q += 0.75 / classes.length;
     const role = stored.role ? el.getAttribute('role') : null;
     if (role && role === stored.role) q += 0.5;
-    if (!want || (!texty.has(t0) && !role)) return q;
-    const label = el.getAttribute('aria-label');
-    if (label) return q + 1.5 * same(label.toLowerCase(), name);
-    if (el.childElementCount > 3) return q;
-    const raw = el.textContent ?? '';
-    if (raw.length > longest) return q;
-    const t =
-      raw.length > 0 && (raw.charCodeAt(0) <= 32 || raw.includes('  ') || raw.includes('\n'))
-        ? low(raw)
-        : raw.toLowerCase();
-    return q + 1.5 * same(t, name) + 1.25 * same(t, text);
+    if (want && (texty.has(t0) || role)) {
+      const label = el.getAttribute('aria-label');
+      if (label) id += 1.5 * same(label.toLowerCase(), name);
+      else if (el.childElementCount <= 3) {
+        const raw = el.textContent ?? '';
+        if (raw.length <= longest) {
+          const t =
+            raw.length > 0 && (raw.charCodeAt(0) <= 32 || raw.includes('  ') || raw.includes('\n'))
+              ? low(raw)
+              : raw.toLowerCase();
+          id += 1.5 * same(t, name) + 1.25 * same(t, text);
+        }
+      }
+    }
+    qs[i] = q + id;
+    ids[i] = id;
   };
 }
 
@@ -95,6 +110,16 @@ function nearWords(stored: Fingerprint): (el: Element) => number {
     return n;
   };
 }
+
+/** Whether `fp` has any identity field (the scorer's identity is -1 otherwise). */
+const hasIdentity = (fp: Fingerprint): boolean =>
+  !!(
+    fp.id ||
+    fp.name ||
+    fp.text ||
+    fp.label ||
+    Object.keys(fp.attrs ?? {}).some((k) => !/^(?:type|role|for)$/.test(k))
+  );
 
 const visible = (el: Element): boolean => {
   const check = (el as HTMLElement).checkVisibility;
@@ -123,15 +148,29 @@ export function rank(
   must: Element[] = [],
   root: Document = document,
 ): [Ranked[], number] {
-  const q = quick(stored);
   const els = candidates(root);
   const qs = new Float64Array(els.length);
-  for (let i = 0; i < els.length; i++) qs[i] = q(els[i]!);
+  const ids = new Float64Array(els.length);
+  const q = quick(stored, qs, ids);
+  for (let i = 0; i < els.length; i++) q(els[i]!, i);
+  // Without identity evidence an element cannot reach MIN_IDENTITY, unless its name comes from
+  // what phase one does not read (a field's label, aria-labelledby): fields and unnamed
+  // fingerprints keep every candidate, the others only those with some of the identity.
+  const needsId =
+    stored.label === undefined && !/^(?:input|select|textarea)$/.test(stored.tag) && hasIdentity(stored);
   const order: number[] = [];
-  for (let i = 0; i < els.length; i++) if (qs[i]! > 0) order.push(i);
+  for (let i = 0; i < els.length; i++) if (qs[i]! > 0 && (!needsId || ids[i]! > 0)) order.push(i);
   order.sort((a, b) => qs[b]! - qs[a]!);
-  const cutoff = qs[order[Math.min(TOP, order.length) - 1] ?? 0] ?? 0;
-  let tied = order.filter((i) => qs[i]! >= cutoff);
+  // the best TOP and their ties; but only those within half the best's score, when the best
+  // stands out (a test id, the text), beyond the first few
+  const best = qs[order[0] ?? 0] ?? 0;
+  const cutoff = Math.max(qs[order[Math.min(TOP, order.length) - 1] ?? 0] ?? 0, best / 2);
+  let tied = order.filter((i, n) => n < FEW || qs[i]! >= cutoff);
+  if (needsId && tied.length < FEW) {
+    // nothing with its identity: the few best by layout still get a full look (for `ambiguous`)
+    for (let i = 0; i < els.length && tied.length < FEW; i++)
+      if (qs[i]! > 0 && !tied.includes(i)) tied.push(i);
+  }
   if (tied.length > MAX_FULL) {
     // more look-alikes than phase two takes (a table's buttons): the neighbouring words decide
     const near = nearWords(stored);

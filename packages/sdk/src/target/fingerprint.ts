@@ -281,8 +281,8 @@ const wordsOf = (s: string | undefined) => new Set((s ?? '').toLowerCase().split
 /**
  * A quick check that `fp` (the element the selector found) is the element `stored` describes:
  * same tag, no contradicting id / test id / name / href, the same label for a control, and
- * half of its neighbouring words (a row moved under the selector). When it is not, the healing
- * scorer decides.
+ * four fifths of its neighbouring words (not another row moved under the selector). When it is
+ * not, the healing scorer decides.
  */
 export function agrees(stored: Fingerprint, fp: Fingerprint): boolean {
   if (stored.tag !== fp.tag || contradicts(stored, fp)) return false;
@@ -292,5 +292,5 @@ export function agrees(stored: Fingerprint, fp: Fingerprint): boolean {
   const b = wordsOf(fp.near);
   let both = 0;
   for (const w of a) if (b.has(w)) both++;
-  return both * 2 >= a.size;
+  return both * 5 >= a.size * 4;
 }

@@ -8,7 +8,12 @@
  * proposal is checked: it matches exactly this element.
  */
 import { DEEP, deepAll, norm } from './deep.js';
-import { classesOf } from './fingerprint.js';
+import { classesOf, roleOf } from './fingerprint.js';
+
+/** Roles whose text is their name, the same for every user: role + name selectors use them. */
+const NAMED =
+  /^(?:button|link|tab|menuitem|menuitemcheckbox|menuitemradio|option|checkbox|radio|switch|heading|treeitem|columnheader)$/;
+
 import { isGenerated, isStableAttr, TEST_ATTRS } from './generated.js';
 
 const quote = (v: string) => `"${v.replace(/["\\]/g, '\\$&').replace(/\n/g, '\\a ')}"`;
@@ -57,10 +62,12 @@ export function ownSelectors(el: Element): string[] {
     const v = el.getAttribute(a);
     if (v && isStableAttr(a, v)) out.push(`${tag}[${a}=${quote(v)}]`);
   }
+  // role + name: a control's or a heading's words (not a price or a user's data in a span)
   const text = norm(el.textContent);
-  if (text && text.length <= 40 && el.childElementCount <= 3) {
-    const role = el.getAttribute('role');
-    out.push(`${role ? `[role=${quote(role)}]` : tag}::-p-text(${quote(text)})`);
+  const role = roleOf(el) ?? '';
+  if (NAMED.test(role) && /\p{L}/u.test(text) && text.length <= 40 && el.childElementCount <= 3) {
+    const explicit = el.getAttribute('role');
+    out.push(`${explicit ? `[role=${quote(explicit)}]` : tag}::-p-text(${quote(text)})`);
   }
   for (const a of ['placeholder', 'title', 'alt', 'href']) {
     const v = el.getAttribute(a);
