@@ -34,14 +34,15 @@ const TARGETED = ['TOOLTIP', 'BEACON', 'CLICK', 'INPUT'];
 const INTERACTIVE = /^(?:INPUT|TEXTAREA|SELECT|BUTTON|A)$/;
 
 /**
- * What a flow does when a step's target stays missing (no selector match, no confident healing):
- * `settings.targetMissing` of the step, else of the flow: `end` (the default: SELECTOR_NOT_FOUND,
- * FLOW_SKIPPED, the flow ends), `skip` (on to the next step), `wait` (keeps waiting, showing so).
+ * What a flow does when a step's target stays missing (no selector match, no confident healing)
+ * for 10 s: `settings.targetMissing` of the step, else of the flow: `end` (SELECTOR_NOT_FOUND,
+ * FLOW_SKIPPED, the flow ends), `skip` (on to the next step), `wait` (keeps waiting, showing
+ * so). Unset: `end`, except for a step after one that asked the user to act (it waits).
  */
 export type MissingMode = 'end' | 'skip' | 'wait';
-export const missingMode = (flow: Flow, step: FlowStep): MissingMode => {
+export const missingMode = (flow: Flow, step: FlowStep): MissingMode | undefined => {
   const v = step.settings?.targetMissing ?? flow.settings?.targetMissing;
-  return v === 'skip' || v === 'wait' ? v : 'end';
+  return v === 'skip' || v === 'wait' || v === 'end' ? v : undefined;
 };
 
 /**
@@ -137,9 +138,12 @@ export class FlowRunner {
     const selector = step.targetSelector?.trim() ?? '';
     const targeted = TARGETED.includes(step.type);
     const needsTarget = selector !== '' && (targeted || step.type === 'SCROLL' || step.type === 'WAIT');
-    const mode = missingMode(this.flow, step);
-    // A step after one that asked the user to act (type, click) waits for the result, saying so.
-    const keep = mode === 'wait' || step.settings?.waitFor === 'user' || (i > 0 && this.actedOn === i - 1);
+    // A step after one that asked the user to act (type, click) waits for the result, saying so
+    // (for as long as the flow's setting says: unset, until it comes).
+    const userActs = step.settings?.waitFor === 'user' || (i > 0 && this.actedOn === i - 1);
+    const setting = missingMode(this.flow, step);
+    const mode = setting ?? (userActs ? 'wait' : 'end');
+    const keep = mode === 'wait';
     const key = `${this.flow.id}|${step.id}|${selector}`;
     const item = { itemKind: 'flow' as const, itemId: this.flow.id, stepId: step.id };
     const told = (r: Located) => void report((t, p) => this.env.emit(t, p), item, selector, key, r);
@@ -151,7 +155,7 @@ export class FlowRunner {
             cancelled: stale,
             keepWaiting: keep,
             onSlow: () => {
-              if (keep && !stale()) waiting = this.waiting(i, ours);
+              if ((keep || userActs) && !stale()) waiting = this.waiting(i, ours);
             },
             onTimeout: told,
           })

@@ -9,7 +9,7 @@
 import { innerRoot, norm } from '../target/deep.js';
 import { contradicts, fingerprint, isControl } from '../target/fingerprint.js';
 import { propose } from '../target/propose.js';
-import { clearWinner, KEEP_IDENTITY, type Ranked, score } from '../target/score.js';
+import { acceptable, clearWinner, KEEP_IDENTITY, type Ranked, score } from '../target/score.js';
 import type { Fingerprint, LookupOutcome } from '../target/types.js';
 
 export { agrees, fingerprint } from '../target/fingerprint.js';
@@ -193,7 +193,8 @@ export function rank(
  * the quick check doubted, or several). With matches: the fingerprint's clear winner (`found`
  * when it is one of them, `healed` when the fingerprint wins over the selector), else the clear
  * winner among the matches, else a lone match that shares some of the identity or is user
- * content nothing contradicts (`found`), else `ambiguous`. Without: the clear winner (`healed`), else `ambiguous` when acceptable candidates
+ * content nothing contradicts (`found`), else `ambiguous` (acceptable look-alikes too close to
+ * call) or `missing`. Without: the clear winner (`healed`), else `ambiguous` when acceptable candidates
  * are too close to call, else `missing`.
  */
 export function resolve(stored: Fingerprint, matches: Element[] = [], root: Document = document): Healed {
@@ -226,10 +227,9 @@ export function resolve(stored: Fingerprint, matches: Element[] = [], root: Docu
     ) {
       return done(only.el, 'found', only);
     }
-    return done(null, 'ambiguous', among[0]);
+    // look-alikes too close to call, or nothing that is the element at all
+    return done(null, acceptable(ranked[0]) ? 'ambiguous' : 'missing', among[0]);
   }
   if (best) return done(best.el, 'healed', best);
-  const top = ranked[0];
-  const close = top && clearWinner([top]) !== null;
-  return done(null, close ? 'ambiguous' : 'missing', top);
+  return done(null, acceptable(ranked[0]) ? 'ambiguous' : 'missing', ranked[0]);
 }

@@ -52,7 +52,7 @@ export const MIN_IDENTITY = 0.6;
 /** …and this lead over the next best element. */
 export const MIN_MARGIN = 0.08;
 /** A lone selector match the fingerprint does not confirm is kept with this much identity (the text was edited, say). */
-export const KEEP_IDENTITY = 0.3;
+export const KEEP_IDENTITY = 0.5;
 
 const wordCache = new Map<string, Set<string>>();
 
