@@ -25,7 +25,8 @@ export interface PickerOptions {
 const CSS = `.g-pick-box{position:fixed;z-index:2147483646;pointer-events:none;border:2px solid var(--g-primary);background:color-mix(in srgb,var(--g-primary) 12%,transparent);border-radius:3px;transition:all .06s linear}
 .g-pick-bar{position:fixed;z-index:2147483647;left:50%;bottom:16px;transform:translateX(-50%);display:flex;gap:12px;align-items:center;max-width:calc(100vw - 32px);padding:10px 14px;border-radius:10px;background:#111827;color:#f9fafb;box-shadow:var(--g-shadow);font-size:13px}
 .g-pick-bar.g-top{bottom:auto;top:16px}
-.g-pick-bar code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace;background:#374151;padding:3px 6px;border-radius:5px;max-width:46vw;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.g-pick-bar span{min-width:200px}
+.g-pick-bar code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace;background:#374151;padding:3px 6px;border-radius:5px;max-width:min(560px,60vw);overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .g-pick-bar button{font:inherit;padding:5px 10px;border-radius:6px;border:0;background:#f9fafb;color:#111827;cursor:pointer}`;
 
 const INTERACTIVE = /^(?:A|BUTTON|INPUT|SELECT|TEXTAREA|LABEL|SUMMARY|OPTION)$/;

@@ -8,6 +8,26 @@ import type { Root } from '../ui/root.js';
 import { focusables, type Surface } from '../ui/surface.js';
 
 /**
+ * `el`'s rectangle in the top window's viewport: a target in a same-origin iframe is offset by
+ * its frames (floating-ui's computePosition does the same for anchored cards).
+ */
+export function viewportRect(el: Element): DOMRect {
+  const r = el.getBoundingClientRect();
+  let x = r.left;
+  let y = r.top;
+  for (
+    let win: Window | null = el.ownerDocument.defaultView, i = 0;
+    win?.frameElement && i < 10;
+    win = win.parent, i++
+  ) {
+    const f = win.frameElement.getBoundingClientRect();
+    x += f.left + win.frameElement.clientLeft;
+    y += f.top + win.frameElement.clientTop;
+  }
+  return new DOMRect(x, y, r.width, r.height);
+}
+
+/**
  * Keeps `floating` beside `target` (flip to the other side, shift into the viewport, follow
  * scroll and resize) with an arrow; returns the cleanup.
  */
@@ -46,7 +66,7 @@ export function anchorTo(target: Element, floating: HTMLElement, placement: Plac
 export function ring(root: Root, target: Element): () => void {
   const el = root.mount(h('div', { class: 'g-ring', 'aria-hidden': 'true' }));
   const stop = autoUpdate(target, el, () => {
-    const r = target.getBoundingClientRect();
+    const r = viewportRect(target);
     Object.assign(el.style, {
       left: `${r.left - 4}px`,
       top: `${r.top - 4}px`,
@@ -63,7 +83,7 @@ export function ring(root: Root, target: Element): () => void {
 /** A beacon dot pinned to the top corner of `target` (the end corner in RTL); returns the cleanup. */
 export function pin(target: Element, el: HTMLElement, rtl: boolean): () => void {
   return autoUpdate(target, el, () => {
-    const r = target.getBoundingClientRect();
+    const r = viewportRect(target);
     Object.assign(el.style, { left: `${(rtl ? r.left : r.right) - 9}px`, top: `${r.top - 9}px` });
   });
 }

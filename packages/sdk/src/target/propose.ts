@@ -2,9 +2,9 @@
  * The selector the element picker proposes, and the one the SDK suggests for an element it
  * healed to: what survives the customer's deploys first. In order: a test id (`data-testid`…),
  * another stable `data-*`, an `id` that does not look generated, `aria-label`, a form field's
- * `name`, role + name (`button::-p-text(Save)`), `placeholder` / `title` / `alt` / `href`, then a
- * short structural path from the nearest ancestor that has one of those (stable classes before
- * `:nth-of-type`). Never a hashed class; `>>>` only to cross a shadow root or an iframe. Every
+ * `name`, a custom element's tag, role + name (`button::-p-text(Save)`), `placeholder` / `title` /
+ * `alt` / `href`, then a short structural path from the nearest ancestor that has one of those
+ * (stable classes before `:nth-of-type`). Never a hashed class; `>>>` only to cross a shadow root or an iframe. Every
  * proposal is checked: it matches exactly this element.
  */
 import { DEEP, deepAll, norm } from './deep.js';
@@ -62,6 +62,8 @@ export function ownSelectors(el: Element): string[] {
     const v = el.getAttribute(a);
     if (v && isStableAttr(a, v)) out.push(`${tag}[${a}=${quote(v)}]`);
   }
+  // a custom element's name is its component's
+  if (tag.includes('-')) out.push(tag);
   // role + name: a control's or a heading's words (not a price or a user's data in a span)
   const text = norm(el.textContent);
   const role = roleOf(el) ?? '';
