@@ -312,7 +312,7 @@ describe('the benchmarks', () => {
   it(`scoring a 5,000-element page takes ≤ ${SCORING_BUDGET_MS} ms`, async () => {
     const r = await runScoring(browser);
     console.log(printScoring(r));
-    expect(r.elements).toBeGreaterThanOrEqual(4800);
+    expect(r.elements).toBeGreaterThanOrEqual(5000);
     expect(r.found.outcome).toBe('healed');
     expect(r.missing.outcome).toBe('missing');
     // main-thread CPU time a run: wall-clock times on a shared machine measure its load too
