@@ -65,9 +65,10 @@ interface Stubs {
   chunks: string[];
 }
 
-/** Opens the pick link with the two pick endpoints stubbed (`verify` answers `verifyStatus`). */
+/** Opens the pick link with the two pick endpoints stubbed (answering `verifyStatus`, `resultStatus`). */
 async function openPick(
   verifyStatus = 200,
+  resultStatus = 204,
 ): Promise<{ page: Page; stubs: Stubs; seen: ReturnType<typeof watch> }> {
   context = await browser.newContext({ viewport: { width: 1000, height: 640 } });
   const page = await context.newPage();
@@ -101,6 +102,13 @@ async function openPick(
     const req = route.request();
     if (req.method() === 'OPTIONS') return route.fulfill({ status: 204, headers: cors() });
     stubs.result.push({ body: req.postDataJSON(), headers: req.headers() });
+    if (resultStatus !== 204) {
+      return route.fulfill({
+        status: resultStatus,
+        headers: cors(),
+        json: { error: { code: 'INTERNAL_ERROR', message: 'x' } },
+      });
+    }
     return route.fulfill({ status: 204, headers: cors() });
   });
   page.on('request', (r: Request) => {
@@ -206,6 +214,20 @@ describe('the element picker', () => {
     expect(stubs.result).toEqual([]);
     await page.mouse.click(help.x, help.y);
     expect(await page.evaluate(() => (window as unknown as { clicks?: number }).clicks ?? 0)).toBe(1);
+  });
+
+  it('says so when the pick cannot be sent, and closes', async () => {
+    const { page, stubs } = await openPick(200, 500);
+    const bar = sdk(page).getByRole('region', { name: 'Element picker' });
+    await bar.waitFor();
+    const help = await centre(page, "document.getElementById('help')");
+    await page.mouse.move(help.x, help.y);
+    await page.mouse.click(help.x, help.y);
+    await bar.getByText('Could not send it (500)').waitFor();
+    expect(stubs.result).toHaveLength(1);
+    expect(stubs.result[0]!.body.selector).toBe('#help');
+    await bar.waitFor({ state: 'detached', timeout: 8_000 });
+    expect(await page.evaluate(() => (window as unknown as { clicks?: number }).clicks ?? 0)).toBe(0);
   });
 
   it('runs nothing with a refused token: no picker chunk, guidance as usual, one warning', async () => {

@@ -284,6 +284,30 @@ describe('focus and waiting', () => {
     expect(await focused(page)).toBe('sdk:Done');
   }, 60_000);
 
+  it('a modal step that arrives while the user types leaves the keyboard in the field', async () => {
+    const flow = await publishFlow(stack, {
+      name: 'Mid-typing modal',
+      trigger: { type: 'MANUAL' },
+      steps: [{ type: 'MODAL', content: { title: 'What is new' } }],
+    });
+    pages['/t/typing'] = hostPage(stack, {
+      body: '<label for="note">Note</label><textarea id="note"></textarea>',
+    });
+    const { page } = await open('/t/typing');
+    await page.locator('#note').click();
+    await page.keyboard.type('Dear team, ');
+    await page.evaluate(
+      (id) => (window as unknown as { Guidance: { startFlow(id: string): boolean } }).Guidance.startFlow(id),
+      flow.id,
+    );
+    await page.getByRole('dialog', { name: 'What is new' }).waitFor();
+    expect(await focused(page)).toBe('page:note');
+    await page.keyboard.type('the release is out.');
+    expect(await page.locator('#note').inputValue()).toBe('Dear team, the release is out.');
+    await page.keyboard.press('Alt+Shift+G');
+    expect(await focused(page)).toBe('sdk:Done');
+  });
+
   it('a step waiting for the user to act says so and keeps waiting past 10 s, then shows when the element comes', async () => {
     await publishFlow(stack, {
       name: 'Waiting tour',

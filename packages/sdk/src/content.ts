@@ -2,7 +2,7 @@ import type { Env } from './env.js';
 import { loadPosition, loadWidgets } from './lazy.js';
 import type { PlannedContent } from './plan.js';
 import type { Cleanup, RenderCtx, Renderer } from './render.js';
-import { locate, report, storedFingerprint, TARGET_TIMEOUT_MS } from './target/lookup.js';
+import { locate, report, storedFingerprint } from './target/lookup.js';
 import { placementOf } from './ui/anchor.js';
 import { h } from './ui/dom.js';
 import { type Button, card, rememberFocus } from './ui/surface.js';
@@ -143,6 +143,7 @@ const titleOf = (r: ContentRecord): string =>
 async function targetOf(ctx: RenderCtx, record: TooltipRecord | BeaconRecord): Promise<Element | null> {
   const selector = record.targetSelector.trim();
   const key = `${record.id}||${selector}`;
+  const since = Date.now();
   const r = await locate(selector, storedFingerprint(record), key, { cancelled: ctx.cancelled });
   if (!r || ctx.cancelled()) return null;
   const { env } = ctx;
@@ -154,7 +155,7 @@ async function targetOf(ctx: RenderCtx, record: TooltipRecord | BeaconRecord): P
     r,
   );
   if (!r.el) {
-    env.emit('SELECTOR_NOT_FOUND', { ...ctx.props, selector, waitedMs: TARGET_TIMEOUT_MS });
+    env.emit('SELECTOR_NOT_FOUND', { ...ctx.props, selector, waitedMs: Date.now() - since });
     env.emit('CONTENT_RENDER_FAILED', { ...ctx.props, reason: 'SELECTOR_NOT_FOUND' });
   }
   return r.el;

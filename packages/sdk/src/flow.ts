@@ -2,7 +2,7 @@ import type { Env } from './env.js';
 import { fill } from './labels.js';
 import { loadPosition, loadWidgets } from './lazy.js';
 import type { Context } from './plan.js';
-import { type Located, locate, report, storedFingerprint, TARGET_TIMEOUT_MS } from './target/lookup.js';
+import { type Located, locate, report, storedFingerprint } from './target/lookup.js';
 import { placementOf, reveal } from './ui/anchor.js';
 import { h } from './ui/dom.js';
 import { type Button, card, rememberFocus, type Surface } from './ui/surface.js';
@@ -147,6 +147,7 @@ export class FlowRunner {
     const key = `${this.flow.id}|${step.id}|${selector}`;
     const item = { itemKind: 'flow' as const, itemId: this.flow.id, stepId: step.id };
     const told = (r: Located) => void report((t, p) => this.env.emit(t, p), item, selector, key, r);
+    const since = Date.now();
     let waiting: Surface | null = null;
     // A chunk that fails to load degrades the step (no arrow, no ring), never the flow.
     const [found, pos, widgets] = await Promise.all([
@@ -167,7 +168,8 @@ export class FlowRunner {
     if (stale()) return;
     if (found) told(found);
     const target = found?.el ?? null;
-    if (needsTarget && !target && (targeted || step.type === 'WAIT')) return this.missing(i, selector, mode);
+    if (needsTarget && !target && (targeted || step.type === 'WAIT'))
+      return this.missing(i, selector, mode, Date.now() - since);
     this.actedOn =
       target && (INTERACTIVE.test(target.tagName) || (target as HTMLElement).isContentEditable) ? i : -1;
     if (step.type === 'CLICK' || step.type === 'INPUT') this.actedOn = i;
@@ -197,18 +199,13 @@ export class FlowRunner {
   }
 
   /** The target stayed missing: the flow's `targetMissing` setting says what next. */
-  private missing(i: number, selector: string, mode: MissingMode): void {
+  private missing(i: number, selector: string, mode: MissingMode, waitedMs: number): void {
     if (mode === 'skip' && i < this.steps.length - 1) {
-      this.env.emit('SELECTOR_NOT_FOUND', {
-        ...this.stepProps(i),
-        selector,
-        waitedMs: TARGET_TIMEOUT_MS,
-        action: 'skip',
-      });
+      this.env.emit('SELECTOR_NOT_FOUND', { ...this.stepProps(i), selector, waitedMs, action: 'skip' });
       void this.show(i + 1);
       return;
     }
-    this.skip(selector);
+    this.skip(selector, waitedMs);
   }
 
   private buttons(i: number, withNext = true): Button[] {
@@ -271,15 +268,19 @@ export class FlowRunner {
     const quiet = (s: Surface) => {
       if (ours) s.focus();
     };
+    // …and a modal one not while the user is typing in the page (it is reached with the hotkey)
+    const modal = (s: Surface) => {
+      if (ours || !root.typing()) s.focus();
+    };
     switch (step.type) {
       case 'BANNER':
         return quiet(this.surface(i, 'g-banner', {}));
       case 'SLIDEOUT':
         return quiet(this.surface(i, 'g-corner', {}));
       case 'VIDEO':
-        return this.surface(i, 'g-modal g-video', { modal: true, extra: [videoFrame(step)] }).focus();
+        return modal(this.surface(i, 'g-modal g-video', { modal: true, extra: [videoFrame(step)] }));
       case 'FORM': {
-        if (!widgets) return this.surface(i, 'g-modal', { modal: true }).focus();
+        if (!widgets) return modal(this.surface(i, 'g-modal', { modal: true }));
         widgets.addStyles(root);
         const { form, values } = widgets.formFields(step.content.fields);
         const buttons = this.buttons(i);
@@ -287,11 +288,11 @@ export class FlowRunner {
         next.onClick = () => {
           if (form.reportValidity()) this.next({ values: values() });
         };
-        return this.surface(i, 'g-modal', { modal: true, extra: [form], buttons }).focus();
+        return modal(this.surface(i, 'g-modal', { modal: true, extra: [form], buttons }));
       }
       case 'TOOLTIP':
       case 'BEACON': {
-        if (!target || !pos) return this.surface(i, 'g-modal', { modal: true }).focus();
+        if (!target || !pos) return modal(this.surface(i, 'g-modal', { modal: true }));
         reveal(target);
         const showTip = (focus: boolean) => {
           const s = this.surface(i, 'g-pop', {});
@@ -333,7 +334,7 @@ export class FlowRunner {
         return this.navigate(step, i);
       default:
         // MODAL, and any type a newer service may send: a modal card is always readable.
-        return this.surface(i, 'g-modal', { modal: true }).focus();
+        return modal(this.surface(i, 'g-modal', { modal: true }));
     }
   }
 
@@ -439,8 +440,8 @@ export class FlowRunner {
   }
 
   /** The target never appeared: report it and skip the flow, leaving the page as it was. */
-  private skip(selector: string): void {
-    this.env.emit('SELECTOR_NOT_FOUND', { ...this.stepProps(), selector, waitedMs: TARGET_TIMEOUT_MS });
+  private skip(selector: string, waitedMs: number): void {
+    this.env.emit('SELECTOR_NOT_FOUND', { ...this.stepProps(), selector, waitedMs });
     const props = { ...this.stepProps(), reason: 'SELECTOR_NOT_FOUND' };
     this.env.emit('FLOW_SKIPPED', props);
     this.env.notify('flow:skipped', props);

@@ -171,7 +171,8 @@ class Runtime {
     if (this.early.length > 0) queue.push(...this.early.splice(0));
 
     this.pickToken = takePickToken();
-    // The hotkey that takes the keyboard to the step on screen, and back (Alt+Shift+G).
+    // The hotkey that takes the keyboard to the step on screen, and back (Alt+Shift+G); keys
+    // typed in the page keep a modal step from taking the keyboard (root.typing()).
     addEventListener(
       'keydown',
       guard((e: KeyboardEvent) => {
@@ -184,6 +185,11 @@ class Runtime {
           this.root.toggleFocus()
         ) {
           e.preventDefault();
+        } else {
+          const field = e.composedPath()[0] as HTMLElement | undefined;
+          if (field?.isContentEditable || /^(?:INPUT|TEXTAREA|SELECT)$/.test(field?.tagName ?? '')) {
+            if (!this.root.owns(e)) this.root.typedAt = Date.now();
+          }
         }
       }, 'hotkey'),
       true,
@@ -359,7 +365,7 @@ class Runtime {
     this.sessionUrl = undefined;
     this.plan = null;
     this.done = {};
-    for (const key of ['user', 'done', PROGRESS_KEY]) store.set(key, undefined);
+    for (const key of ['user', 'done', 'fp', PROGRESS_KEY]) store.set(key, undefined);
     store.set('anon', this.anonymousId);
     if (this.started) void this.refresh();
   }

@@ -16,6 +16,8 @@ export class Root {
   private primary = '';
   /** Where the hotkey took the keyboard from. */
   private back: HTMLElement | null = null;
+  /** When the user last pressed a key in a page field (see typing()). */
+  typedAt = 0;
   /** Stylesheets added by lazy chunks, by name (kept across a re-created host). */
   private readonly styles = new Map<string, string>();
 
@@ -97,6 +99,12 @@ export class Root {
     this.back = active as HTMLElement | null;
     ([...card.querySelectorAll<HTMLElement>('.g-btn')].pop() ?? card).focus();
     return true;
+  }
+
+  /** Whether the user is typing in a page field (a key there in the last 2 s, and it still has the keyboard). */
+  typing(): boolean {
+    const el = document.activeElement as HTMLElement | null;
+    return Date.now() - this.typedAt < 2000 && !!el && el !== document.body && !this.activeElement();
   }
 
   /** Whether a DOM event came from the SDK's own UI. */
