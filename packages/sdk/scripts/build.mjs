@@ -78,6 +78,9 @@ export async function buildSdk({ types = false, ifStale = false } = {}) {
     entryPoints: {
       position: join(root, 'src/chunks/position.ts'),
       widgets: join(root, 'src/chunks/widgets.ts'),
+      target: join(root, 'src/chunks/target.ts'),
+      heal: join(root, 'src/chunks/heal.ts'),
+      picker: join(root, 'src/chunks/picker.ts'),
     },
     outdir: join(dist, 'chunks'),
     entryNames: '[name]-[hash]',

@@ -2,7 +2,8 @@ import type { Env } from './env.js';
 import { loadPosition, loadWidgets } from './lazy.js';
 import type { PlannedContent } from './plan.js';
 import type { Cleanup, RenderCtx, Renderer } from './render.js';
-import { placementOf, TARGET_TIMEOUT_MS, waitForElement } from './ui/anchor.js';
+import { locate, report, storedFingerprint } from './target/lookup.js';
+import { placementOf } from './ui/anchor.js';
 import { h } from './ui/dom.js';
 import { type Button, card, rememberFocus } from './ui/surface.js';
 import { isObject, safeUrl, str } from './util.js';
@@ -135,14 +136,29 @@ function trigger(
 const titleOf = (r: ContentRecord): string =>
   ('content' in r && isObject(r.content) && str(r.content, 'title')) || r.name;
 
-/** A tooltip or beacon's target, waited for; null (reported) when it never appears. */
-async function targetOf(ctx: RenderCtx, selector: string): Promise<Element | null> {
-  const el = await waitForElement(selector, TARGET_TIMEOUT_MS, ctx.cancelled);
-  if (!el && !ctx.cancelled()) {
-    ctx.env.emit('SELECTOR_NOT_FOUND', { ...ctx.props, selector, waitedMs: TARGET_TIMEOUT_MS });
-    ctx.env.emit('CONTENT_RENDER_FAILED', { ...ctx.props, reason: 'SELECTOR_NOT_FOUND' });
+/**
+ * A tooltip or beacon's target: found (deep selector), checked or healed by its fingerprint,
+ * reported (TARGET_LOOKUP); null (reported) when it never appears.
+ */
+async function targetOf(ctx: RenderCtx, record: TooltipRecord | BeaconRecord): Promise<Element | null> {
+  const selector = record.targetSelector.trim();
+  const key = `${record.id}||${selector}`;
+  const since = Date.now();
+  const r = await locate(selector, storedFingerprint(record), key, { cancelled: ctx.cancelled });
+  if (!r || ctx.cancelled()) return null;
+  const { env } = ctx;
+  void report(
+    (t, p) => env.emit(t, p),
+    { itemKind: 'content', itemId: record.id, stepId: null },
+    selector,
+    key,
+    r,
+  );
+  if (!r.el) {
+    env.emit('SELECTOR_NOT_FOUND', { ...ctx.props, selector, waitedMs: Date.now() - since });
+    env.emit('CONTENT_RENDER_FAILED', { ...ctx.props, reason: 'SELECTOR_NOT_FOUND' });
   }
-  return el;
+  return r.el;
 }
 
 type Position = Awaited<ReturnType<typeof loadPosition>>;
@@ -171,15 +187,15 @@ function popover(
 }
 
 /** The target and the positioning chunk, loaded together; [null] when either is missing. */
-const placed = (ctx: RenderCtx, selector: string): Promise<[Element | null, Position]> =>
-  Promise.all([targetOf(ctx, selector), loadPosition()]).catch(() => {
+const placed = (ctx: RenderCtx, record: TooltipRecord | BeaconRecord): Promise<[Element | null, Position]> =>
+  Promise.all([targetOf(ctx, record), loadPosition()]).catch(() => {
     ctx.env.emit('CONTENT_RENDER_FAILED', { ...ctx.props, reason: 'CHUNK_LOAD_FAILED' });
     return [null, null as never];
   });
 
 const tooltip: Renderer<TooltipRecord> = (ctx, r) => {
   let cleanup: Cleanup = noop;
-  void placed(ctx, r.targetSelector).then(([target, pos]) => {
+  void placed(ctx, r).then(([target, pos]) => {
     if (!target || ctx.cancelled()) return;
     cleanup = popover(ctx, pos, target, str(r.content, 'title'), r.content.text, r.position);
     ctx.shown();
@@ -190,7 +206,7 @@ const tooltip: Renderer<TooltipRecord> = (ctx, r) => {
 const beacon: Renderer<BeaconRecord> = (ctx, r) => {
   const { env } = ctx;
   const cleanups: Cleanup[] = [];
-  void placed(ctx, r.targetSelector).then(([target, pos]) => {
+  void placed(ctx, r).then(([target, pos]) => {
     if (!target || ctx.cancelled()) return;
     const still = r.animation === 'none' ? ' g-still' : r.animation === 'full' ? ' g-full' : '';
     const dot = env.root.mount(

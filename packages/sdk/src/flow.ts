@@ -2,7 +2,8 @@ import type { Env } from './env.js';
 import { fill } from './labels.js';
 import { loadPosition, loadWidgets } from './lazy.js';
 import type { Context } from './plan.js';
-import { placementOf, reveal, TARGET_TIMEOUT_MS, waitForElement } from './ui/anchor.js';
+import { type Located, locate, report, storedFingerprint } from './target/lookup.js';
+import { placementOf, reveal } from './ui/anchor.js';
 import { h } from './ui/dom.js';
 import { type Button, card, rememberFocus, type Surface } from './ui/surface.js';
 import { num, safeUrl, sameDocument, store, str } from './util.js';
@@ -29,6 +30,20 @@ type Widgets = Awaited<ReturnType<typeof loadWidgets>>;
 const ACTIONS = ['CLICK', 'NAVIGATE', 'WAIT', 'INPUT', 'SCROLL'];
 /** Steps that need their target element. */
 const TARGETED = ['TOOLTIP', 'BEACON', 'CLICK', 'INPUT'];
+/** Elements a user acts on: a step pointing at one may be followed by a step waiting for the result. */
+const INTERACTIVE = /^(?:INPUT|TEXTAREA|SELECT|BUTTON|A)$/;
+
+/**
+ * What a flow does when a step's target stays missing (no selector match, no confident healing)
+ * for 10 s: `settings.targetMissing` of the step, else of the flow: `end` (SELECTOR_NOT_FOUND,
+ * FLOW_SKIPPED, the flow ends), `skip` (on to the next step), `wait` (keeps waiting, showing
+ * so). Unset: `end`, except for a step after one that asked the user to act (it waits).
+ */
+export type MissingMode = 'end' | 'skip' | 'wait';
+export const missingMode = (flow: Flow, step: FlowStep): MissingMode | undefined => {
+  const v = step.settings?.targetMissing ?? flow.settings?.targetMissing;
+  return v === 'skip' || v === 'wait' || v === 'end' ? v : undefined;
+};
 
 /**
  * Runs one flow, step by step: renders each step type, waits for missing targets (10 s, then
@@ -44,6 +59,8 @@ export class FlowRunner {
   private shownAt = 0;
   private readonly restoreFocus: () => void;
   private ended = false;
+  /** The step last shown pointed at a field, button or link (or was CLICK / INPUT). */
+  private actedOn = -1;
 
   constructor(
     private readonly env: Env,
@@ -110,34 +127,85 @@ export class FlowRunner {
   }
 
   private async show(i: number): Promise<void> {
+    // The keyboard was in the SDK's UI (Next pressed with Enter): the next step may take it.
+    const ours = this.env.root.activeElement() !== null;
     this.clear();
     const generation = this.generation;
     const stale = () => this.generation !== generation || this.ended;
     this.index = i;
     this.save(i);
     const step = this.steps[i]!;
-    let target: Element | null = null;
-    let pos: Position | null = null;
-    let widgets: Widgets | null = null;
-    const selector = step.targetSelector?.trim();
+    const selector = step.targetSelector?.trim() ?? '';
     const targeted = TARGETED.includes(step.type);
+    const needsTarget = selector !== '' && (targeted || step.type === 'SCROLL' || step.type === 'WAIT');
+    // A step after one that asked the user to act (type, click) waits for the result, saying so
+    // (for as long as the flow's setting says: unset, until it comes).
+    const userActs = step.settings?.waitFor === 'user' || (i > 0 && this.actedOn === i - 1);
+    const setting = missingMode(this.flow, step);
+    const mode = setting ?? (userActs ? 'wait' : 'end');
+    const keep = mode === 'wait';
+    const key = `${this.flow.id}|${step.id}|${selector}`;
+    const item = { itemKind: 'flow' as const, itemId: this.flow.id, stepId: step.id };
+    const told = (r: Located) => void report((t, p) => this.env.emit(t, p), item, selector, key, r);
+    const since = Date.now();
+    let waiting: Surface | null = null;
     // A chunk that fails to load degrades the step (no arrow, no ring), never the flow.
-    const [found, position, form] = await Promise.all([
-      selector && (targeted || step.type === 'SCROLL' || step.type === 'WAIT')
-        ? waitForElement(selector, TARGET_TIMEOUT_MS, stale)
+    const [found, pos, widgets] = await Promise.all([
+      needsTarget
+        ? locate(selector, storedFingerprint(step), key, {
+            cancelled: stale,
+            keepWaiting: keep,
+            onSlow: () => {
+              if ((keep || userActs) && !stale()) waiting = this.waiting(i, ours);
+            },
+            onTimeout: told,
+          })
         : null,
       targeted ? loadPosition().catch(() => null) : null,
       step.type === 'FORM' ? loadWidgets().catch(() => null) : null,
     ]);
+    (waiting as Surface | null)?.remove();
     if (stale()) return;
-    target = found;
-    pos = position;
-    widgets = form;
-    if (selector && !target && (targeted || step.type === 'WAIT')) return this.skip(selector);
+    if (found) told(found);
+    const target = found?.el ?? null;
+    if (needsTarget && !target && (targeted || step.type === 'WAIT'))
+      return this.missing(i, selector, mode, Date.now() - since);
+    this.actedOn =
+      target && (INTERACTIVE.test(target.tagName) || (target as HTMLElement).isContentEditable) ? i : -1;
+    if (step.type === 'CLICK' || step.type === 'INPUT') this.actedOn = i;
     this.shownAt = Date.now();
     this.env.emit('STEP_VIEWED', this.stepProps(i));
     this.env.notify('flow:step', this.stepProps(i));
-    this.render(step, i, target, pos, widgets);
+    this.render(step, i, target, pos, widgets, ours);
+  }
+
+  /** A step waiting for its target (the user's action): a quiet card saying so, Back to the step before. */
+  private waiting(i: number, focus: boolean): Surface {
+    const { labels } = this.env;
+    const prev = this.steps[i - 1];
+    const s = card(this.env.root, {
+      kind: 'g-corner g-wait',
+      title: str(prev?.content, 'title') ?? str(this.steps[i]!.content, 'title'),
+      body: labels.waiting,
+      buttons: prev ? [{ label: labels.back, secondary: true, onClick: () => this.back() }] : [],
+      onClose: () => this.dismiss(),
+      closeLabel: labels.close,
+      label: this.flow.name,
+    });
+    this.env.root.announce(labels.waiting);
+    if (focus) s.focus();
+    this.cleanups.push(() => s.remove());
+    return s;
+  }
+
+  /** The target stayed missing: the flow's `targetMissing` setting says what next. */
+  private missing(i: number, selector: string, mode: MissingMode, waitedMs: number): void {
+    if (mode === 'skip' && i < this.steps.length - 1) {
+      this.env.emit('SELECTOR_NOT_FOUND', { ...this.stepProps(i), selector, waitedMs, action: 'skip' });
+      void this.show(i + 1);
+      return;
+    }
+    this.skip(selector, waitedMs);
   }
 
   private buttons(i: number, withNext = true): Button[] {
@@ -164,14 +232,18 @@ export class FlowRunner {
   ): Surface {
     const c = this.steps[i]!.content;
     const total = this.steps.length;
-    const s = card(this.env.root, {
+    const { root, labels } = this.env;
+    const progress = fill(labels.progress, { current: i + 1, total });
+    const title = `${progress}: ${str(c, 'title') ?? this.flow.name}`;
+    root.announce(opts.modal || root.activeElement() ? title : `${title}. ${labels.hotkey}`);
+    const s = card(root, {
       kind,
       title: str(c, 'title'),
       body: str(c, 'body') ?? str(c, 'text') ?? str(c, 'description'),
       image: safeUrl(str(c, 'imageUrl')),
       extra: opts.extra ?? [],
       buttons: opts.buttons ?? this.buttons(i),
-      progress: total > 1 ? fill(this.env.labels.progress, { current: i + 1, total }) : undefined,
+      progress: total > 1 ? progress : undefined,
       modal: opts.modal ?? false,
       onClose: () => this.dismiss(),
       closeLabel: this.env.labels.close,
@@ -187,18 +259,28 @@ export class FlowRunner {
     target: Element | null,
     pos: Position | null,
     widgets: Widgets | null,
+    ours: boolean,
   ) {
     const { root } = this.env;
     const settings = step.settings ?? {};
+    // Modal steps take the keyboard; the others only when it was already in the SDK's UI (else
+    // they are announced, and reached with Alt+Shift+G or Tab from their target).
+    const quiet = (s: Surface) => {
+      if (ours) s.focus();
+    };
+    // …and a modal one not while the user is typing in the page (it is reached with the hotkey)
+    const modal = (s: Surface) => {
+      if (ours || !root.typing()) s.focus();
+    };
     switch (step.type) {
       case 'BANNER':
-        return this.surface(i, 'g-banner', {}).focus();
+        return quiet(this.surface(i, 'g-banner', {}));
       case 'SLIDEOUT':
-        return this.surface(i, 'g-corner', {}).focus();
+        return quiet(this.surface(i, 'g-corner', {}));
       case 'VIDEO':
-        return this.surface(i, 'g-modal g-video', { modal: true, extra: [videoFrame(step)] }).focus();
+        return modal(this.surface(i, 'g-modal g-video', { modal: true, extra: [videoFrame(step)] }));
       case 'FORM': {
-        if (!widgets) return this.surface(i, 'g-modal', { modal: true }).focus();
+        if (!widgets) return modal(this.surface(i, 'g-modal', { modal: true }));
         widgets.addStyles(root);
         const { form, values } = widgets.formFields(step.content.fields);
         const buttons = this.buttons(i);
@@ -206,21 +288,21 @@ export class FlowRunner {
         next.onClick = () => {
           if (form.reportValidity()) this.next({ values: values() });
         };
-        return this.surface(i, 'g-modal', { modal: true, extra: [form], buttons }).focus();
+        return modal(this.surface(i, 'g-modal', { modal: true, extra: [form], buttons }));
       }
       case 'TOOLTIP':
       case 'BEACON': {
-        if (!target || !pos) return this.surface(i, 'g-modal', { modal: true }).focus();
+        if (!target || !pos) return modal(this.surface(i, 'g-modal', { modal: true }));
         reveal(target);
-        const showTip = () => {
+        const showTip = (focus: boolean) => {
           const s = this.surface(i, 'g-pop', {});
           this.cleanups.push(
             pos.anchorTo(target, s.card, placementOf(settings.position ?? step.content.position)),
           );
-          this.cleanups.push(pos.ring(root, target));
-          s.focus();
+          this.cleanups.push(pos.ring(root, target), pos.tabAfter(target, s, root));
+          if (focus) s.focus();
         };
-        if (step.type === 'TOOLTIP') return showTip();
+        if (step.type === 'TOOLTIP') return showTip(ours);
         const dot = root.mount(
           h('button', {
             type: 'button',
@@ -228,7 +310,7 @@ export class FlowRunner {
             'aria-label': str(step.content, 'title') ?? this.env.labels.openHint,
             onclick: () => {
               dot.remove();
-              showTip();
+              showTip(true);
             },
           }),
         );
@@ -252,7 +334,7 @@ export class FlowRunner {
         return this.navigate(step, i);
       default:
         // MODAL, and any type a newer service may send: a modal card is always readable.
-        return this.surface(i, 'g-modal', { modal: true }).focus();
+        return modal(this.surface(i, 'g-modal', { modal: true }));
     }
   }
 
@@ -282,7 +364,10 @@ export class FlowRunner {
       this.cleanups.push(pos.ring(this.env.root, target));
       if (str(step.content, 'title') || str(step.content, 'body') || str(step.content, 'text')) {
         const s = this.surface(i, 'g-pop', { buttons: this.buttons(i, false) });
-        this.cleanups.push(pos.anchorTo(target, s.card, placementOf(settings.position)));
+        this.cleanups.push(
+          pos.anchorTo(target, s.card, placementOf(settings.position)),
+          pos.tabAfter(target, s, this.env.root),
+        );
       }
     }
     let debounce: ReturnType<typeof setTimeout> | undefined;
@@ -355,8 +440,8 @@ export class FlowRunner {
   }
 
   /** The target never appeared: report it and skip the flow, leaving the page as it was. */
-  private skip(selector: string): void {
-    this.env.emit('SELECTOR_NOT_FOUND', { ...this.stepProps(), selector, waitedMs: TARGET_TIMEOUT_MS });
+  private skip(selector: string, waitedMs: number): void {
+    this.env.emit('SELECTOR_NOT_FOUND', { ...this.stepProps(), selector, waitedMs });
     const props = { ...this.stepProps(), reason: 'SELECTOR_NOT_FOUND' };
     this.env.emit('FLOW_SKIPPED', props);
     this.env.notify('flow:skipped', props);

@@ -3,10 +3,11 @@ import { showContent } from './content.js';
 import type { Env, GuidanceEventName, HelpArticle } from './env.js';
 import { type FlowProgress, FlowRunner, PROGRESS_KEY, PROGRESS_TTL_MS } from './flow.js';
 import { isRtlLocale, type Labels, resolveLabels } from './labels.js';
-import { setChunkBase } from './lazy.js';
+import { loadPicker, setChunkBase } from './lazy.js';
 import { watchNavigation } from './navigation.js';
 import { type Context, type Plan, planSession } from './plan.js';
 import { EventQueue } from './queue.js';
+import type { PickVerifyResponse } from './target/types.js';
 import { Api } from './transport.js';
 import { Root } from './ui/root.js';
 import { guard, isObject, setDebug, store, uuid, VERSION, warn } from './util.js';
@@ -97,6 +98,8 @@ class Runtime {
   private readonly listeners = new Map<string, Set<GuidanceCallback>>();
   private readonly early: SdkEvent[] = [];
   private done: Done = {};
+  /** A pick token from the URL (`#guidance-pick=…`): the element picker runs instead of guidance. */
+  private pickToken: string | null = null;
   readonly root = new Root();
 
   /** What renderers see of the runtime. */
@@ -167,6 +170,30 @@ class Runtime {
     if (Array.isArray(leftover) && leftover.length > 0) queue.push(...leftover);
     if (this.early.length > 0) queue.push(...this.early.splice(0));
 
+    this.pickToken = takePickToken();
+    // The hotkey that takes the keyboard to the step on screen, and back (Alt+Shift+G); keys
+    // typed in the page keep a modal step from taking the keyboard (root.typing()).
+    addEventListener(
+      'keydown',
+      guard((e: KeyboardEvent) => {
+        if (
+          e.altKey &&
+          e.shiftKey &&
+          !e.ctrlKey &&
+          !e.metaKey &&
+          e.code === 'KeyG' &&
+          this.root.toggleFocus()
+        ) {
+          e.preventDefault();
+        } else {
+          const field = e.composedPath()[0] as HTMLElement | undefined;
+          if (field?.isContentEditable || /^(?:INPUT|TEXTAREA|SELECT)$/.test(field?.tagName ?? '')) {
+            if (!this.root.owns(e)) this.root.typedAt = Date.now();
+          }
+        }
+      }, 'hotkey'),
+      true,
+    );
     const hide = () => queue.beaconAll();
     addEventListener('pagehide', hide);
     document.addEventListener('visibilitychange', () => {
@@ -214,9 +241,33 @@ class Runtime {
       primary: brandColor(config.settings),
     });
     if (this.userId) await this.sendIdentify(this.userId, this.traits);
+    if (this.pickToken && (await this.pick(this.pickToken))) return;
     this.started = true;
     await this.refresh();
     this.pageView();
+  }
+
+  /**
+   * The element picker, when the service vouches for the pick token (`POST /api/sdk/pick/verify`):
+   * nothing else is shown on this page then. False (guidance as usual) for a refused token.
+   */
+  private async pick(token: string): Promise<boolean> {
+    const api = this.api!;
+    const reply = await api.call<PickVerifyResponse>('POST', '/api/sdk/pick/verify', { token });
+    if (reply.status !== 200 || !reply.body?.data) {
+      warn(
+        `the pick link was refused (${reply.status || 'network error'}): open it again from the dashboard`,
+      );
+      return false;
+    }
+    const picker = await loadPicker().catch(() => null);
+    if (!picker) return false;
+    picker.startPicker({
+      root: this.root,
+      token,
+      send: async (body) => (await api.call('POST', '/api/sdk/pick/result', body)).status,
+    });
+    return true;
   }
 
   async identify(userId: string, traits?: Record<string, unknown>): Promise<void> {
@@ -314,7 +365,7 @@ class Runtime {
     this.sessionUrl = undefined;
     this.plan = null;
     this.done = {};
-    for (const key of ['user', 'done', PROGRESS_KEY]) store.set(key, undefined);
+    for (const key of ['user', 'done', 'fp', PROGRESS_KEY]) store.set(key, undefined);
     store.set('anon', this.anonymousId);
     if (this.started) void this.refresh();
   }
@@ -438,6 +489,19 @@ class Runtime {
     this.runner = runner;
     runner.start(step ?? 0, step !== undefined);
   }
+}
+
+/** Takes `#guidance-pick=<token>` out of the URL (history.replaceState), answering the token. */
+function takePickToken(): string | null {
+  const m = /(?:^#|&)guidance-pick=([\w.~-]{8,512})/.exec(location.hash);
+  if (!m) return null;
+  const rest = location.hash
+    .slice(1)
+    .split('&')
+    .filter((p) => !p.startsWith('guidance-pick='))
+    .join('&');
+  history.replaceState(history.state, '', location.pathname + location.search + (rest ? `#${rest}` : ''));
+  return m[1]!;
 }
 
 /** `settings.theme.primaryColor` (or `settings.brandColor`) when it is a CSS colour. */

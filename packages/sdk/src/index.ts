@@ -12,6 +12,7 @@ export type { GuidanceEventName, HelpArticle } from './env.js';
 export type { GuidanceApi, GuidanceCallback, InitOptions } from './guidance.js';
 export { createGuidance } from './guidance.js';
 export type { Labels } from './labels.js';
+export type { Fingerprint, LookupOutcome, PickResultRequest, PickVerifyResponse } from './target/types.js';
 export type * from './wire.js';
 
 /** One shared instance, like `window.Guidance`. */

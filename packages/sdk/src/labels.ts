@@ -23,6 +23,10 @@ export const DEFAULT_LABELS = {
   required: 'Please answer this question',
   openHint: 'Show hint',
   tasks: 'Getting started',
+  /** A step waiting for its target to appear (after the user acts). */
+  waiting: 'Waiting for you to do this step in the page…',
+  /** Announced with a step that did not take the keyboard. */
+  hotkey: 'Press Alt+Shift+G to reach it.',
 };
 
 export type Labels = typeof DEFAULT_LABELS;

@@ -1,4 +1,7 @@
+import type * as Heal from './chunks/heal.js';
+import type * as Picker from './chunks/picker.js';
 import type * as Position from './chunks/position.js';
+import type * as Target from './chunks/target.js';
 import type * as Widgets from './chunks/widgets.js';
 
 /**
@@ -34,3 +37,15 @@ export const loadPosition = (): Promise<typeof Position> =>
 
 export const loadWidgets = (): Promise<typeof Widgets> =>
   __IIFE__ ? fromService('widgets') : import('./chunks/widgets.js');
+
+/** Fingerprints (a found target's, for TARGET_LOOKUP and the quick check). */
+export const loadTarget = (): Promise<typeof Target> =>
+  __IIFE__ ? fromService('target') : import('./chunks/target.js');
+
+/** The healing scorer: only when a selector found nothing, several elements, or a doubtful one. */
+export const loadHeal = (): Promise<typeof Heal> =>
+  __IIFE__ ? fromService('heal') : import('./chunks/heal.js');
+
+/** The element picker: only on a page opened with a verified pick token. */
+export const loadPicker = (): Promise<typeof Picker> =>
+  __IIFE__ ? fromService('picker') : import('./chunks/picker.js');

@@ -91,15 +91,6 @@ export const num = (o: unknown, key: string): number | undefined => {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 };
 
-/** `document.querySelector` that answers null for an invalid selector instead of throwing. */
-export function query(selector: string): Element | null {
-  try {
-    return document.querySelector(selector);
-  } catch {
-    return null;
-  }
-}
-
 /** An http(s) URL (absolute, resolved against the page), else undefined: no javascript: links. */
 export function safeUrl(u: string | undefined): string | undefined {
   if (!u) return undefined;

@@ -115,10 +115,11 @@ describe('POST /api/sdk/events', () => {
       type,
       ...(type === 'CUSTOM' ? { name: 'plan_upgraded' } : {}),
     }));
-    expect(events).toHaveLength(29);
+    expect(events).toHaveLength(30);
+    expect(EVENT_TYPES).toContain('TARGET_LOOKUP');
     const res = await post(events);
     expect(res.statusCode).toBe(202);
-    expect(res.json().data.accepted).toBe(29);
+    expect(res.json().data.accepted).toBe(30);
   });
 
   it('refuses an unknown type, naming its path', async () => {

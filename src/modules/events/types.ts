@@ -25,6 +25,8 @@ export const EVENT_TYPES = [
   'EXPERIMENT_CONVERSION',
   'SDK_INIT',
   'SELECTOR_NOT_FOUND',
+  /** The SDK's target lookup of a step or content item: found, healed, ambiguous or missing (issue 40). */
+  'TARGET_LOOKUP',
   'ERROR',
   'NETWORK',
   'IDENTIFY',

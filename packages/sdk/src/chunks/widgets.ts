@@ -4,11 +4,12 @@
  */
 import type { HelpArticle } from '../env.js';
 import type { Cleanup, RenderCtx, Renderer } from '../render.js';
+import { deepQuery } from '../target/deep.js';
 import { h, nextId } from '../ui/dom.js';
 import { type Field, picker, questionField, validate } from '../ui/fields.js';
 import type { Root } from '../ui/root.js';
 import { card, type Surface } from '../ui/surface.js';
-import { isObject, query, safeUrl, sameDocument, store, str } from '../util.js';
+import { isObject, safeUrl, sameDocument, store, str } from '../util.js';
 import type { NpsSurveyRecord, SelfHelpRecord, SurveyRecord, TaskListRecord } from '../wire.js';
 
 export { formFields } from '../ui/fields.js';
@@ -253,7 +254,7 @@ export const taskList: Renderer<TaskListRecord> = (ctx, r) => {
       default: {
         mark(i);
         const selector = str(config, 'selector');
-        const target = selector ? (query(selector) as HTMLElement | null) : null;
+        const target = selector ? (deepQuery(selector) as HTMLElement | null) : null;
         if (target) {
           toggle(false);
           target.scrollIntoView({ block: 'center', behavior: 'smooth' });

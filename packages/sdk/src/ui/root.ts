@@ -14,6 +14,10 @@ export class Root {
   private dir: 'ltr' | 'rtl' = 'ltr';
   private lang = '';
   private primary = '';
+  /** Where the hotkey took the keyboard from. */
+  private back: HTMLElement | null = null;
+  /** When the user last pressed a key in a page field (see typing()). */
+  typedAt = 0;
   /** Stylesheets added by lazy chunks, by name (kept across a re-created host). */
   private readonly styles = new Map<string, string>();
 
@@ -65,6 +69,42 @@ export class Root {
   /** The focused element inside the shadow root, if any. */
   activeElement(): Element | null {
     return this.host?.shadowRoot?.activeElement ?? null;
+  }
+
+  /** Says `text` to screen readers (a polite live region in the shadow root). */
+  announce(text: string): void {
+    const live =
+      this.layer.querySelector('.g-sr') ??
+      this.mount(h('div', { class: 'g-sr', role: 'status', 'aria-live': 'polite' }));
+    live.textContent = '';
+    setTimeout(() => {
+      live.textContent = text;
+    }, 50);
+  }
+
+  /**
+   * The hotkey (Alt+Shift+G): takes the keyboard to the card on screen (its primary button), or
+   * from there back to where it was in the page. False when there is nothing to go to.
+   */
+  toggleFocus(): boolean {
+    if (this.activeElement()) {
+      this.back?.focus();
+      this.back = null;
+      return true;
+    }
+    const card = [...(this.ui?.querySelectorAll<HTMLElement>('.g-card') ?? [])].pop();
+    if (!card) return false;
+    let active = document.activeElement;
+    while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+    this.back = active as HTMLElement | null;
+    ([...card.querySelectorAll<HTMLElement>('.g-btn')].pop() ?? card).focus();
+    return true;
+  }
+
+  /** Whether the user is typing in a page field (a key there in the last 2 s, and it still has the keyboard). */
+  typing(): boolean {
+    const el = document.activeElement as HTMLElement | null;
+    return Date.now() - this.typedAt < 2000 && !!el && el !== document.body && !this.activeElement();
   }
 
   /** Whether a DOM event came from the SDK's own UI. */
