@@ -1,7 +1,8 @@
 import { Ajv } from 'ajv';
-import { createGeneratorSync, generateSync } from 'json-schema-faker';
+import { createGeneratorSync } from 'json-schema-faker';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { minimalInstance as minimal, widestChoice } from '../../../test/helpers/wire-instances.js';
 import type { CatalogEntry } from '../journeys/records.js';
 import { journeyOutput } from './generate-journey.js';
 import { contentOutput, GENERATION_TYPES } from './generation.js';
@@ -24,50 +25,6 @@ const RANDOM = 200;
 const ajv = new Ajv({ strict: false, allErrors: false });
 
 type Json = Record<string, unknown>;
-
-/** The smallest instance of `schema`, taking alternative `pick` (mod their count) of each anyOf. */
-function minimal(schema: Json, pick: number, seed: number): unknown {
-  if (schema.const !== undefined) return schema.const;
-  if (Array.isArray(schema.enum)) return schema.enum[pick % schema.enum.length];
-  const alternatives = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
-  if (alternatives) return minimal(alternatives[pick % alternatives.length]!, pick, seed);
-  if (Array.isArray(schema.allOf)) return minimal(Object.assign({}, ...(schema.allOf as Json[])), pick, seed);
-  switch (schema.type) {
-    case 'object': {
-      const properties = (schema.properties ?? {}) as Record<string, Json>;
-      return Object.fromEntries(
-        ((schema.required ?? []) as string[]).map((k) => [k, minimal(properties[k]!, pick, seed)]),
-      );
-    }
-    case 'array': {
-      const n = (schema.minItems as number | undefined) ?? 0;
-      // distinct items where they must differ: vary the seed per item
-      return Array.from({ length: n }, (_, i) => minimal(schema.items as Json, pick, seed + i));
-    }
-    case 'string': {
-      const min = (schema.minLength as number | undefined) ?? 0;
-      if (schema.pattern)
-        return generateSync({ ...schema, maxLength: Math.max(min, 12) } as never, { seed }) as string;
-      return 'abcdefghijklmnopqrstuvwxyz'.slice(0, min).padEnd(min, 'x');
-    }
-    case 'integer':
-    case 'number':
-      return Math.max(0, (schema.minimum as number | undefined) ?? 0);
-    case 'boolean':
-      return false;
-    default:
-      return null;
-  }
-}
-
-/** How many alternatives the schema offers at most at one place (so each gets a minimal instance). */
-function widestChoice(node: unknown): number {
-  if (typeof node !== 'object' || node === null) return 1;
-  const own = Array.isArray((node as Json).anyOf) ? ((node as Json).anyOf as unknown[]).length : 1;
-  const enums = Array.isArray((node as Json).enum) ? ((node as Json).enum as unknown[]).length : 1;
-  return Math.max(own, enums, ...Object.values(node).map(widestChoice));
-}
-
 interface Verdict {
   instances: number;
   accepted: number;
