@@ -183,10 +183,9 @@ export interface GenerateInput {
 export async function generateContent(ctx: ServiceCtx, deps: AiDeps, input: GenerateInput) {
   const def = generatorOf(input.type);
   return withAi(ctx, deps, async (client) => {
-    const output =
-      input.type === 'journey' || def.modelOutput
-        ? await def.modelOutput!(ctx, input.siteId)
-        : contentOutput(input.type, input.siteId);
+    const output = def.modelOutput
+      ? await def.modelOutput(ctx, input.siteId)
+      : contentOutput(input.type as Exclude<GenerationType, 'journey'>, input.siteId);
     const aiData = await client.generateObject({
       system: GENERATION_SYSTEM,
       messages: [
