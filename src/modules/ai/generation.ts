@@ -70,10 +70,15 @@ function contentType(
   };
 }
 
+/** A drafted flow is a tour: committed with at least one step (POST /api/flows also takes none). */
+const draftedFlowBody = createFlowBody.extend({
+  steps: createFlowBody.shape.steps.unwrap().min(1, 'a drafted flow has at least one step'),
+});
+
 const GENERATORS: Record<GenerationType, GenerationDef> = {
   flow: {
     what: 'a product tour (a flow of steps)',
-    createSchema: createFlowBody,
+    createSchema: draftedFlowBody,
     draft: flowDraft,
     example: CONTENT_EXAMPLES.flow,
     hints: [

@@ -128,7 +128,8 @@ const PATHS: [string, () => OutputDef<unknown>][] = [
   ]),
 ];
 
-describe('the wire schema is the validator', () => {
+// ~5 s for a journey path on an idle machine; generous room for a shared one.
+describe('the wire schema is the validator', { timeout: 120_000 }, () => {
   it.each(PATHS)('%s: every instance of the wire schema is accepted, minimal ones included', (_, make) => {
     const def = make();
     const verdict = check(def);
@@ -183,7 +184,7 @@ describe('the wire schema is the validator', () => {
   });
 });
 
-describe('the check itself', () => {
+describe('the check itself', { timeout: 60_000 }, () => {
   // A planted mismatch: the validator refuses what the wire allows (a refinement JSON Schema does
   // not carry), and a rule the repair turn would not name. Both must be found.
   it('finds a validator stricter than its wire schema', () => {
