@@ -9,24 +9,35 @@ import { generateSync } from 'json-schema-faker';
 type Json = Record<string, unknown>;
 
 /** The smallest instance of `schema`, taking alternative `pick` (mod their count) of each anyOf. */
-export function minimalInstance(schema: Json, pick: number, seed: number): unknown {
+export function minimalInstance(schema: Json, pick: number, seed: number, root: Json = schema): unknown {
+  if (typeof schema.$ref === 'string') {
+    // local references only (`#/definitions/X`, `#/$defs/X`)
+    const target = schema.$ref
+      .split('/')
+      .slice(1)
+      .reduce<unknown>((node, key) => (node as Json)?.[key], root);
+    return minimalInstance(target as Json, pick, seed, root);
+  }
   if (schema.const !== undefined) return schema.const;
   if (Array.isArray(schema.enum)) return schema.enum[pick % schema.enum.length];
   const alternatives = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
-  if (alternatives) return minimalInstance(alternatives[pick % alternatives.length]!, pick, seed);
+  if (alternatives) return minimalInstance(alternatives[pick % alternatives.length]!, pick, seed, root);
   if (Array.isArray(schema.allOf))
-    return minimalInstance(Object.assign({}, ...(schema.allOf as Json[])), pick, seed);
+    return minimalInstance(Object.assign({}, ...(schema.allOf as Json[])), pick, seed, root);
   switch (schema.type) {
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, Json>;
       return Object.fromEntries(
-        ((schema.required ?? []) as string[]).map((k) => [k, minimalInstance(properties[k]!, pick, seed)]),
+        ((schema.required ?? []) as string[]).map((k) => [
+          k,
+          minimalInstance(properties[k]!, pick, seed, root),
+        ]),
       );
     }
     case 'array': {
       const n = (schema.minItems as number | undefined) ?? 0;
       // distinct items where they must differ: vary the seed per item
-      return Array.from({ length: n }, (_, i) => minimalInstance(schema.items as Json, pick, seed + i));
+      return Array.from({ length: n }, (_, i) => minimalInstance(schema.items as Json, pick, seed + i, root));
     }
     case 'string': {
       const min = (schema.minLength as number | undefined) ?? 0;
