@@ -139,6 +139,12 @@ describe('minimal answers over HTTP', () => {
       });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().data.aiData.items).toHaveLength(1);
+      // a schema with $defs (the rule leaf, shared by every level) arrives whole
+      env.fake.enqueue('chat', minimalReply(3));
+      const audience = await callAs(env.t, tenant, 'POST', '/api/ai/suggest-audience', { description: 'x' });
+      expect(audience.statusCode, audience.body).toBe(200);
+      expect(leaves(audience.json().data.ruleTree).length).toBeGreaterThanOrEqual(1);
+      expect(env.fake.callsOf('chat')).toHaveLength(2);
     },
   );
 

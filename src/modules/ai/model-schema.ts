@@ -9,13 +9,17 @@ import { z } from 'zod';
  * than zod, never looser: every object lists its keys as all there may be
  * (`additionalProperties: false`; the validator strips unknown keys rather than refusing them), and
  * `oneOf` (zod's discriminated unions, whose alternatives exclude each other anyway) is sent as
- * `anyOf`, which every provider's structured output understands.
+ * `anyOf`, which every provider's structured output understands. A part used more than once
+ * (a rule leaf at every level of a rule tree) is written once under `$defs` and referred to, which
+ * keeps a journey's schema near 9 kB instead of 27.
  */
 export function modelSchemaOf(schema: z.ZodType): JSONSchema7 {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-7' }) as Record<
-    string,
-    unknown
-  >;
+  const json = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    reused: 'ref',
+  }) as Record<string, unknown>;
   delete json.$schema;
   return closeObjects(json) as JSONSchema7;
 }

@@ -10,7 +10,8 @@ import { breakRule, type CrossFieldRule } from './wire.js';
  * list for in/not_in, none for exists/not_exists, a number or an ISO date for comparisons), and a
  * group has an operator and at least one rule. Groups nest two deep (three levels, at most 111
  * nodes: within the audience limits of 10 levels and 200 nodes), written out rather than
- * recursive so that no provider has to follow a `$ref`. Fields are those an audience is
+ * recursive: no provider has to follow a recursive `$ref` (the leaf is one `$defs` entry that
+ * each level refers to, `modelSchemaOf`). Fields are those an audience is
  * evaluated against (DECISIONS §7): userId, role, device.type, device.browser, traits.<name>.
  */
 

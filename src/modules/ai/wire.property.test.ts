@@ -1,4 +1,4 @@
-import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { createGeneratorSync } from 'json-schema-faker';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -22,7 +22,7 @@ import { breakRule, type OutputDef, outputDef, repairMessage, ruleOf, wireText }
 
 const SITE_ID = '0190a000-0000-7000-8000-0000000051e0';
 const RANDOM = 200;
-const ajv = new Ajv({ strict: false, allErrors: false });
+const ajv = new Ajv2020({ strict: false, allErrors: false });
 
 type Json = Record<string, unknown>;
 interface Verdict {
