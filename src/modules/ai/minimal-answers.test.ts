@@ -12,7 +12,8 @@ import { minimalInstance } from '../../../test/helpers/wire-instances.js';
 
 let env: AiTestApp;
 beforeAll(async () => {
-  env = await createAiTestApp();
+  // nothing here tests the deadline: room for a loaded machine
+  env = await createAiTestApp({ requestTimeoutMs: 15_000 });
 });
 afterAll(() => env.close());
 beforeEach(() => {
@@ -38,7 +39,7 @@ async function aiTenant(provider: 'OPENAI' | 'CLAUDE' | 'GEMINI' = 'OPENAI'): Pr
 const leaves = (node: Record<string, unknown>): Record<string, unknown>[] =>
   Array.isArray(node.rules) ? (node.rules as Record<string, unknown>[]).flatMap(leaves) : [node];
 
-describe('minimal answers over HTTP', () => {
+describe('minimal answers over HTTP', { timeout: 120_000 }, () => {
   it.each([
     ['a 1-character description', 'x'],
     ['a 500-character description', 'Customers on the pro plan who use a phone. '.repeat(12).slice(0, 500)],
