@@ -67,8 +67,11 @@ function judge(def: OutputDef<unknown>, instance: unknown, verdict: Verdict, isM
   }
 }
 
+/** Lets the worker's event loop turn (vitest's own messages) during a long synchronous check. */
+const breathe = () => new Promise((resolve) => setImmediate(resolve));
+
 /** Minimal instances, then `RANDOM` random ones, all valid per the wire schema, judged. */
-function check(def: OutputDef<unknown>, seed = 1): Verdict {
+async function check(def: OutputDef<unknown>, seed = 1): Promise<Verdict> {
   const schema = def.modelSchema as Json;
   const valid = ajv.compile(schema);
   const verdict: Verdict = {
@@ -92,6 +95,7 @@ function check(def: OutputDef<unknown>, seed = 1): Verdict {
     const instance = faker.generate(schema as never);
     if (!valid(instance)) continue; // the generator's slip, not a finding
     made++;
+    if (made % 10 === 0) await breathe();
     judge(def, instance, verdict, false);
   }
   expect(made, 'random instances that fit the wire schema').toBe(RANDOM);
@@ -130,24 +134,27 @@ const PATHS: [string, () => OutputDef<unknown>][] = [
 
 // ~5 s for a journey path on an idle machine; generous room for a shared one.
 describe('the wire schema is the validator', { timeout: 120_000 }, () => {
-  it.each(PATHS)('%s: every instance of the wire schema is accepted, minimal ones included', (_, make) => {
-    const def = make();
-    const verdict = check(def);
-    expectNoMismatch(verdict);
-    expect(verdict.minimal.accepted).toBe(verdict.minimal.made);
-    expect(verdict.instances).toBeGreaterThanOrEqual(RANDOM);
-    // the random ones mostly pass: a rule broken now and then (min above max), never most
-    expect(verdict.accepted).toBeGreaterThan(verdict.instances / 2);
-  });
+  it.each(PATHS)(
+    '%s: every instance of the wire schema is accepted, minimal ones included',
+    async (_, make) => {
+      const def = make();
+      const verdict = await check(def);
+      expectNoMismatch(verdict);
+      expect(verdict.minimal.accepted).toBe(verdict.minimal.made);
+      expect(verdict.instances).toBeGreaterThanOrEqual(RANDOM);
+      // the random ones mostly pass: a rule broken now and then (min above max), never most
+      expect(verdict.accepted).toBeGreaterThan(verdict.instances / 2);
+    },
+  );
 
   it.each([
     ['with content to show', CATALOG],
     ['in an empty workspace', []],
   ] as const)(
     'journey drafts %s: refused only for the graph rules, which the repair turn names',
-    (_, catalog) => {
+    async (_, catalog) => {
       const def = journeyOutput(SITE_ID, [...catalog]);
-      const verdict = check(def);
+      const verdict = await check(def);
       expectNoMismatch(verdict);
       expect(verdict.instances).toBeGreaterThanOrEqual(RANDOM);
       // a minimal draft (two nodes of one type, one edge) can only break graph rules
@@ -187,17 +194,17 @@ describe('the wire schema is the validator', { timeout: 120_000 }, () => {
 describe('the check itself', { timeout: 60_000 }, () => {
   // A planted mismatch: the validator refuses what the wire allows (a refinement JSON Schema does
   // not carry), and a rule the repair turn would not name. Both must be found.
-  it('finds a validator stricter than its wire schema', () => {
+  it('finds a validator stricter than its wire schema', async () => {
     const def = outputDef({
       name: 'planted',
       draft: z.object({ title: wireText(40).refine((t) => !t.includes('a'), 'no letter a') }),
       example: { title: 'x' },
     });
-    const verdict = check(def);
+    const verdict = await check(def);
     expect(verdict.mismatches.length).toBeGreaterThan(0);
   });
 
-  it('finds a rule the definition does not list', () => {
+  it('finds a rule the definition does not list', async () => {
     const unlisted = { id: 'unlisted', text: 'Titles may not repeat.' };
     const def = outputDef({
       name: 'planted',
@@ -207,6 +214,6 @@ describe('the check itself', { timeout: 60_000 }, () => {
       }),
       example: { titles: ['a', 'b'] },
     });
-    expect(check(def).mismatches.length).toBeGreaterThan(0);
+    expect((await check(def)).mismatches.length).toBeGreaterThan(0);
   });
 });
