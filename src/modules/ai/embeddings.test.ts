@@ -134,7 +134,7 @@ describe(`with pgvector (${serverDatabaseUrl() ? 'PostgreSQL' : 'the embedded da
     const base = serverDatabaseUrl();
     if (base) await requirePgvector(base);
     db = await createTestDatabase();
-    env = await createAiTestApp({}, { db });
+    env = await createAiTestApp({ requestTimeoutMs: 15_000 }, { db });
     env.fake.embedText = conceptEmbedding;
   });
   afterAll(async () => {
@@ -298,7 +298,7 @@ describe('without pgvector', () => {
   beforeAll(async () => {
     const base = serverDatabaseUrl();
     db = base ? await postgresWithoutVector(base) : await pgliteWithoutVector();
-    env = await createAiTestApp({}, { db });
+    env = await createAiTestApp({ requestTimeoutMs: 15_000 }, { db });
     env.fake.embedText = conceptEmbedding;
   });
   afterAll(async () => {
