@@ -16,7 +16,7 @@ import { installOpenApi } from './platform/http/openapi.js';
 import { lazyRequestLogger } from './platform/http/request-logger.js';
 import { addRouteHooks } from './platform/http/route-hooks.js';
 import { securityHeadersStep } from './platform/http/security-headers.js';
-import { httpServerOptions } from './platform/http/server-options.js';
+import { httpServerOptions, refuseMissingHost } from './platform/http/server-options.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -102,6 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     refuseWhileClosing(app),
     refuseNulInUrls,
+    refuseMissingHost,
   ]);
   installGuard(app);
   await installOpenApi(app, {

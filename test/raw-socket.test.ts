@@ -222,6 +222,26 @@ describe('connection-level errors answer in the envelope', () => {
   });
 });
 
+describe('a request without Host', () => {
+  it('HTTP/1.1 without Host: 400 VALIDATION_ERROR in the envelope, not a bare 400', async () => {
+    const res = await exchange([request(['GET /api/health HTTP/1.1', 'Connection: close'])]);
+    const answer = firstResponse(res.raw);
+    const error = expectEnvelope(answer, 400, 'VALIDATION_ERROR');
+    expect(error.details).toEqual([{ path: 'request', message: 'the Host header is missing' }]);
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('HTTP/1.1 with an empty Host is accepted (a valid, if unusual, request)', async () => {
+    const res = await exchange([request(['GET /api/health HTTP/1.1', 'Host:', 'Connection: close'])]);
+    expect(firstResponse(res.raw).status).toBe(200);
+  });
+
+  it('HTTP/1.0 needs no Host', async () => {
+    const res = await exchange([request(['GET /api/health HTTP/1.0'])]);
+    expect(firstResponse(res.raw).status).toBe(200);
+  });
+});
+
 describe('bad URLs answer in the envelope', () => {
   it.each([
     ['/api/flows/%ff', 404, 'NOT_FOUND', '/api/flows/%ff'],

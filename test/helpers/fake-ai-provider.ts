@@ -69,6 +69,29 @@ export function hashedEmbedding(text: string, dims = 32): number[] {
   return v.map((x) => x / norm);
 }
 
+/**
+ * The JSON schema a chat request asks its answer to follow, wherever its provider's format puts
+ * it (OpenAI `response_format`, Anthropic `output_config.format` or the forced `json` tool,
+ * Gemini `generationConfig.responseJsonSchema`); null when it sent none.
+ */
+export function sentSchema(request: FakeRequest): Record<string, unknown> | null {
+  type Schema = Record<string, unknown>;
+  const body = (request.body ?? {}) as {
+    response_format?: { json_schema?: { schema?: Schema } };
+    output_config?: { format?: { schema?: Schema } };
+    tools?: { name?: string; input_schema?: Schema }[];
+    generationConfig?: { responseJsonSchema?: Schema };
+  };
+  const tool = (body.tools ?? []).find((t) => t.name === 'json');
+  return (
+    body.response_format?.json_schema?.schema ??
+    body.output_config?.format?.schema ??
+    tool?.input_schema ??
+    body.generationConfig?.responseJsonSchema ??
+    null
+  );
+}
+
 function collectText(body: Record<string, unknown> | null): string {
   const out: string[] = [];
   const walk = (value: unknown) => {

@@ -1,21 +1,25 @@
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
+import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type AiTestApp, configureAi, createAiTestApp } from '../../../test/helpers/ai.js';
 import { createTestDatabase, serverDatabaseUrl, type TestDatabase } from '../../../test/helpers/database.js';
 import { callAs, createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
-import type { Database, DatabaseHandle } from '../../db/client.js';
+import { type Database, type DatabaseHandle, openDatabase } from '../../db/client.js';
 import { migrate } from '../../db/migrate.js';
 import * as schema from '../../db/schema/index.js';
+import { randomHex } from '../../platform/crypto.js';
 import { AI_EMBEDDINGS_JOB, embedPendingArticles } from './embeddings.js';
 import { DONT_KNOW } from './prompts.js';
 import { hasVectorSupport } from './vector-support.js';
 
 /**
- * The vector half of retrieval runs on the embedded database (PGlite with the pgvector
- * extension, as the service opens it). This machine's PostgreSQL 15 has no pgvector, so on the
- * PostgreSQL pass the fallback is tested on the suite's database, and on the PGlite pass on a
- * PGlite opened without the extension (migration 0036 then creates nothing).
+ * The vector half of retrieval on both databases: PGlite with the pgvector extension, as the
+ * service opens it, and PostgreSQL with pgvector installed (CI builds it with
+ * shared/tools/install-pgvector.sh; without it the PostgreSQL pass fails here rather than skip).
+ * The fallback to full text is tested on a PGlite opened without the extension, and on a
+ * PostgreSQL database migrated by a role that may not create extensions (migration 0036 then
+ * creates nothing, as on a server without pgvector).
  */
 
 async function pgliteWithoutVector(): Promise<TestDatabase> {
@@ -34,6 +38,52 @@ async function pgliteWithoutVector(): Promise<TestDatabase> {
   };
   await migrate(handle);
   return { handle, url: undefined, close: () => handle.close() };
+}
+
+/** A PostgreSQL database owned and migrated by a role that may not create the extension. */
+async function postgresWithoutVector(base: string): Promise<TestDatabase> {
+  const name = `guidance_novector_${randomHex(6)}`;
+  const admin = async (text: string) => {
+    const client = new pg.Client({ connectionString: base });
+    await client.connect();
+    try {
+      await client.query(text);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create role ${name} login`);
+  await admin(`create database ${name} owner ${name}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  url.username = name;
+  const handle = await openDatabase({ databaseUrl: url.toString(), poolSize: 4 });
+  await migrate(handle);
+  return {
+    handle,
+    url: url.toString(),
+    async close() {
+      await handle.close();
+      await admin(`drop database if exists ${name} with (force)`);
+      await admin(`drop role if exists ${name}`);
+    },
+  };
+}
+
+/** Fails, naming the fix, when the PostgreSQL under test has no pgvector to install. */
+async function requirePgvector(base: string) {
+  const client = new pg.Client({ connectionString: base });
+  await client.connect();
+  try {
+    const { rows } = await client.query(`select 1 from pg_available_extensions where name = 'vector'`);
+    if (rows.length === 0) {
+      throw new Error(
+        'pgvector is not installed on the PostgreSQL under test: run shared/tools/install-pgvector.sh (CI does)',
+      );
+    }
+  } finally {
+    await client.end();
+  }
 }
 
 /** Words of one meaning share a dimension, so "colleagues" is near "teammates" without sharing a word. */
@@ -77,12 +127,14 @@ async function addArticle(env: AiTestApp, tenant: TenantFixture, body: object) {
   return res.json().data.id as string;
 }
 
-describe.runIf(!serverDatabaseUrl())('with pgvector (the embedded database)', () => {
+describe(`with pgvector (${serverDatabaseUrl() ? 'PostgreSQL' : 'the embedded database'})`, () => {
   let env: AiTestApp;
   let db: TestDatabase;
   beforeAll(async () => {
+    const base = serverDatabaseUrl();
+    if (base) await requirePgvector(base);
     db = await createTestDatabase();
-    env = await createAiTestApp({}, { db });
+    env = await createAiTestApp({ requestTimeoutMs: 15_000 }, { db });
     env.fake.embedText = conceptEmbedding;
   });
   afterAll(async () => {
@@ -102,6 +154,10 @@ describe.runIf(!serverDatabaseUrl())('with pgvector (the embedded database)', ()
 
   it('is detected', async () => {
     expect(await hasVectorSupport(env.t.deps.database)).toBe(true);
+    const [row] = await env.t.deps.database.query<{ extversion: string }>(
+      `select extversion from pg_extension where extname = 'vector'`,
+    );
+    expect(row?.extversion).toMatch(/^0\.\d+\.\d+$/);
   });
 
   it('embeds articles in the background, once, and again only when one changes', async () => {
@@ -238,15 +294,16 @@ describe.runIf(!serverDatabaseUrl())('with pgvector (the embedded database)', ()
 
 describe('without pgvector', () => {
   let env: AiTestApp;
-  let db: TestDatabase | null = null;
+  let db: TestDatabase;
   beforeAll(async () => {
-    db = serverDatabaseUrl() ? null : await pgliteWithoutVector();
-    env = await createAiTestApp({}, db ? { db } : {});
+    const base = serverDatabaseUrl();
+    db = base ? await postgresWithoutVector(base) : await pgliteWithoutVector();
+    env = await createAiTestApp({ requestTimeoutMs: 15_000 }, { db });
     env.fake.embedText = conceptEmbedding;
   });
   afterAll(async () => {
     await env.close();
-    await db?.close();
+    await db.close();
   });
 
   it('is detected as absent; nothing is embedded and questions use full text alone, silently', async () => {

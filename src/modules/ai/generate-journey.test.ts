@@ -138,14 +138,29 @@ describe('journey generation', () => {
   it('sends publish problems back to the model once, naming the nodes, and takes the repaired draft', async () => {
     const { tenant, announcementId } = await workspace();
     const broken = draftOf(announcementId);
-    broken.nodes[3] = { ...broken.nodes[3]!, contentId: '0190a000-0000-7000-8000-00000000dead' };
     broken.edges = broken.edges.filter((e) => e.label !== 'met');
     env.fake.enqueue('chat', { json: broken }, { json: draftOf(announcementId) });
     const res = await generate(tenant);
     expect(res.statusCode, res.body).toBe(200);
     const [, repair] = env.fake.callsOf('chat');
     expect(repair!.text).toMatch(/nodes\.2: .*met/);
-    expect(repair!.text).toMatch(/nodes\.3: /);
+    // the rule broken, as the prompt states it
+    const turn = repair!.text.slice(repair!.text.lastIndexOf('That answer is invalid'));
+    expect(turn).toContain('Rules it breaks:\n');
+    expect(turn).toContain('\n- Each node has exactly the outgoing edges its type needs');
+    expect(turn).not.toContain('GOAL_CHECK node needs the journey to have a goalConfig');
+  });
+
+  it('offers only the workspace content: an unknown contentId is named in the repair', async () => {
+    const { tenant, announcementId } = await workspace();
+    const broken = draftOf(announcementId);
+    broken.nodes[3] = { ...broken.nodes[3]!, contentId: '0190a000-0000-7000-8000-00000000dead' };
+    env.fake.enqueue('chat', { json: broken }, { json: draftOf(announcementId) });
+    const res = await generate(tenant);
+    expect(res.statusCode, res.body).toBe(200);
+    const [first, repair] = env.fake.callsOf('chat');
+    expect(JSON.stringify(first!.body)).toContain(`"enum":["${announcementId}"]`);
+    expect(repair!.text).toMatch(/nodes\.3\.contentId: /);
   });
 
   it('answers 500 when the draft still does not hold after the repair (unknown keys, duplicate keys)', async () => {
@@ -156,8 +171,9 @@ describe('journey generation', () => {
     env.fake.enqueue('chat', { json: bad }, { json: bad });
     expectError(await generate(tenant), 500, 'EXTERNAL_SERVICE_ERROR');
     const [, repair] = env.fake.callsOf('chat');
-    expect(repair!.text).toMatch(/nodes\.5\.key: node keys must differ/);
-    expect(repair!.text).toMatch(/edges\.5\.to: must be the key of a node/);
+    expect(repair!.text).toMatch(/nodes\.5\.key: another node has the key "done"/);
+    expect(repair!.text).toMatch(/edges\.5\.to: "nowhere" is not the key of a node/);
+    expect(repair!.text).toContain('- Every node has its own key: no two nodes share one.');
     expect(await journeyCount(tenant.tenantId)).toBe(0);
   });
 

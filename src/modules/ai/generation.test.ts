@@ -336,6 +336,19 @@ describe('POST /api/ai/commit-content', () => {
   });
 });
 
+describe('commit-content of a flow without steps', () => {
+  it.each([
+    ['no steps', {}],
+    ['an empty list', { steps: [] }],
+  ])('%s: 400 at aiData.steps, nothing created (an empty tour is nobody’s draft)', async (_, extra) => {
+    const tenant = await aiTenant();
+    const res = await commit(tenant, 'flow', { name: 'Tour', template: 'PRODUCT_TOUR', ...extra });
+    const err = expectError(res, 400, 'VALIDATION_ERROR');
+    expect((err.details as { path: string }[]).map((d) => d.path)).toEqual(['aiData.steps']);
+    expect(await recordsOf(tenant.tenantId)).toBe(0);
+  });
+});
+
 describe('suggestions', () => {
   it('suggest-flow answers steps that POST /api/flows accepts', async () => {
     const tenant = await aiTenant();

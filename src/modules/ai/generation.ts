@@ -6,16 +6,27 @@ import { CONTENT_DEFS, type ContentTypeDef, createBodyOf, createContent } from '
 import { createFlow, createFlowBody } from '../flows/index.js';
 import { assertFeatureEnabled } from '../pricing/index.js';
 import { type AiDeps, withAi } from './access.js';
+import {
+  announcementDraft,
+  beaconDraft,
+  CONTENT_EXAMPLES,
+  flowDraft,
+  SURVEY_RULES,
+  surveyDraft,
+  taskListDraft,
+  tooltipDraft,
+} from './content-drafts.js';
 import { journeyGenerator } from './generate-journey.js';
-import type { GenerationDef, ModelOutput } from './generation-def.js';
-import { modelSchemaOf } from './model-schema.js';
+import type { GenerationDef } from './generation-def.js';
 import { descriptionPrompt, GENERATION_SYSTEM } from './prompts.js';
+import { forwardIssues, type OutputDef, outputDef, promptLines } from './wire.js';
 
 /**
  * Content generation as one table: per type, the schema of `aiData` (the create body of the
- * matching endpoint, without `siteId`, which comes with the request), what the model may fill
- * in, how to preview it, and how to commit it. `generate-content` validates the model's answer
- * with that create schema (one repair attempt, then 500) and persists nothing;
+ * matching endpoint, without `siteId`, which comes with the request), what the model writes
+ * (`content-drafts.ts`: exact in JSON Schema, a subset of that body), how to preview it, and how
+ * to commit it. `generate-content` validates the model's answer with the draft, then with the
+ * create schema (one repair attempt, then 500) and persists nothing;
  * `commit-content` validates `aiData` with it again (400 naming the field under `aiData.`) and
  * creates the parent and its children through the create service, in one transaction, with an
  * AI_CONTENT_COMMITTED audit entry beside the create's own.
@@ -38,15 +49,16 @@ const contentOf = (data: Record<string, unknown>) => (data.content ?? {}) as Rec
 /** A content type generated and committed through the content module's definitions. */
 function contentType(
   def: ContentTypeDef,
-  spec: Pick<GenerationDef, 'what' | 'hints' | 'preview'> & {
-    modelOmits?: readonly string[];
+  spec: Pick<GenerationDef, 'what' | 'hints' | 'preview' | 'draft' | 'example' | 'rules'> & {
     children?: (record: Record<string, unknown>) => Record<string, (string | number)[]>;
   },
 ): GenerationDef {
   return {
     what: spec.what,
     createSchema: createBodyOf(def),
-    modelOmits: ['audienceId', 'triggerConfig', 'targetUrl', ...(spec.modelOmits ?? [])],
+    draft: spec.draft,
+    example: spec.example,
+    ...(spec.rules ? { rules: spec.rules } : {}),
     hints: spec.hints,
     preview: spec.preview,
     async commit(ctx, body) {
@@ -56,14 +68,19 @@ function contentType(
   };
 }
 
+/** A drafted flow is a tour: committed with at least one step (POST /api/flows also takes none). */
+const draftedFlowBody = createFlowBody.extend({
+  steps: createFlowBody.shape.steps.unwrap().min(1, 'a drafted flow has at least one step'),
+});
+
 const GENERATORS: Record<GenerationType, GenerationDef> = {
   flow: {
     what: 'a product tour (a flow of steps)',
-    createSchema: createFlowBody,
-    modelOmits: ['audienceId', 'scheduledAt', 'expiresAt', 'trigger', 'settings'],
+    createSchema: draftedFlowBody,
+    draft: flowDraft,
+    example: CONTENT_EXAMPLES.flow,
     hints: [
-      'Use 3 to 7 steps. Use MODAL for a welcome or closing step and TOOLTIP or BEACON for steps pointing at an element (give them a targetSelector).',
-      'Give every step content {"title": string, "body": string}.',
+      'Use 3 to 7 steps. Use MODAL for a welcome or closing step and TOOLTIP or BEACON for steps pointing at an element.',
     ],
     preview: (data) => ({
       title: String(data.name),
@@ -79,20 +96,24 @@ const GENERATORS: Record<GenerationType, GenerationDef> = {
   },
   tooltip: contentType(CONTENT_DEFS.tooltips, {
     what: 'a tooltip',
-    modelOmits: ['animation'],
+    draft: tooltipDraft,
+    example: CONTENT_EXAMPLES.tooltip,
     hints: ['Keep content.text under 200 characters.'],
     preview: (data) => ({ title: String(data.name), summary: text(contentOf(data).text), items: [] }),
   }),
   beacon: contentType(CONTENT_DEFS.beacons, {
     what: 'a beacon (a pulsing hotspot with a message)',
+    draft: beaconDraft,
+    example: CONTENT_EXAMPLES.beacon,
     hints: ['Keep content.message under 200 characters.'],
     preview: (data) => ({ title: String(data.name), summary: text(contentOf(data).message), items: [] }),
   }),
   survey: contentType(CONTENT_DEFS.surveys, {
     what: 'an in-app survey',
-    hints: [
-      'Use 1 to 6 questions. Choice questions (SINGLE_CHOICE, MULTIPLE_CHOICE, DROPDOWN) need options {"choices": [...]} with unique choices.',
-    ],
+    draft: surveyDraft,
+    example: CONTENT_EXAMPLES.survey,
+    rules: Object.values(SURVEY_RULES),
+    hints: ['Use 1 to 6 questions.'],
     preview: (data) => ({
       title: String(data.name),
       summary: null,
@@ -104,8 +125,9 @@ const GENERATORS: Record<GenerationType, GenerationDef> = {
   }),
   announcement: contentType(CONTENT_DEFS.announcements, {
     what: 'an in-app announcement',
-    modelOmits: ['scheduledAt', 'expiresAt', 'animation'],
-    hints: ['Give content {"title": string, "body": string}; the body may use simple markdown.'],
+    draft: announcementDraft,
+    example: CONTENT_EXAMPLES.announcement,
+    hints: ['The body may use simple markdown.'],
     preview: (data) => ({
       title: text(contentOf(data).title) ?? String(data.name),
       summary: text(contentOf(data).body),
@@ -114,8 +136,10 @@ const GENERATORS: Record<GenerationType, GenerationDef> = {
   }),
   'task-list': contentType(CONTENT_DEFS['task-lists'], {
     what: 'an onboarding checklist (a task list)',
+    draft: taskListDraft,
+    example: CONTENT_EXAMPLES['task-list'],
     hints: [
-      'Use 3 to 7 items. Use NAVIGATE with actionConfig {"url": "/a/relative/path"} or EXTERNAL_LINK with an absolute https url; do not use COMPLETE_FLOW (it needs the id of an existing flow).',
+      'Use 3 to 7 items. NAVIGATE goes to a path in the product ("/settings"), EXTERNAL_LINK to an absolute https url.',
     ],
     preview: (data) => ({
       title: String(data.name),
@@ -129,26 +153,28 @@ const GENERATORS: Record<GenerationType, GenerationDef> = {
 
 const generatorOf = (type: GenerationType): GenerationDef => GENERATORS[type];
 
-/** `schema` without the keys it does not have among `keys`. */
-function omitKeys(schema: z.ZodObject, keys: readonly string[]): z.ZodObject {
-  const present = keys.filter((k) => k in schema.shape);
-  return present.length ? schema.omit(Object.fromEntries(present.map((k) => [k, true])) as never) : schema;
-}
-
-/** What the model answers, validated by the create schema (siteId added back before it runs). */
-function modelOutputSchema(def: GenerationDef, siteId: string): ModelOutput {
-  const fields = omitKeys(omitKeys(def.createSchema, ['siteId']), def.modelOmits);
-  const validated = fields.transform((data, ctx) => {
-    const parsed = def.createSchema.safeParse({ ...data, siteId });
-    if (parsed.success) {
+/**
+ * What the model answers for a type whose draft is its create body (every type but journey):
+ * the draft, then the create schema with the request's siteId, whose output is `aiData`.
+ */
+export function contentOutput(type: Exclude<GenerationType, 'journey'>, siteId: string): OutputDef {
+  const def = generatorOf(type);
+  return outputDef({
+    name: type.replace('-', '_'),
+    draft: def.draft,
+    rules: def.rules ?? [],
+    example: def.example as Record<string, unknown>,
+    hints: def.hints,
+    finish(draft, ctx) {
+      const parsed = def.createSchema.safeParse({ ...draft, siteId });
+      if (!parsed.success) {
+        forwardIssues(ctx, parsed.error.issues);
+        return z.NEVER;
+      }
       const { siteId: _, ...aiData } = parsed.data as Record<string, unknown>;
       return aiData;
-    }
-    for (const issue of parsed.error.issues)
-      ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
-    return z.NEVER;
+    },
   });
-  return { validated, modelSchema: modelSchemaOf(fields), hints: [...def.hints] };
 }
 
 export interface GenerateInput {
@@ -160,15 +186,18 @@ export interface GenerateInput {
 export async function generateContent(ctx: ServiceCtx, deps: AiDeps, input: GenerateInput) {
   const def = generatorOf(input.type);
   return withAi(ctx, deps, async (client) => {
-    const { validated, modelSchema, hints } = def.modelOutput
+    const output = def.modelOutput
       ? await def.modelOutput(ctx, input.siteId)
-      : modelOutputSchema(def, input.siteId);
+      : contentOutput(input.type as Exclude<GenerationType, 'journey'>, input.siteId);
     const aiData = await client.generateObject({
       system: GENERATION_SYSTEM,
-      messages: [{ role: 'user', content: descriptionPrompt(def.what, input.description, hints) }],
-      schema: validated,
-      modelSchema,
-      name: input.type.replace('-', '_'),
+      messages: [
+        { role: 'user', content: descriptionPrompt(def.what, input.description, promptLines(output)) },
+      ],
+      schema: output.validated,
+      modelSchema: output.modelSchema,
+      name: output.name,
+      rules: output.rules,
     });
     return { aiData, preview: def.preview(aiData), tokensUsed: client.tokensUsed };
   });

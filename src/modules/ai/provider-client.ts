@@ -7,6 +7,7 @@ import { AppError } from '../../platform/errors.js';
 import { PROVIDERS, type ProviderConnection, type ProviderDef } from './providers.js';
 import { backoffMs, isRetryableStatus, retryAfterMs, shouldRetry } from './retry.js';
 import { loadAiSdk, loadedAiSdk } from './sdk.js';
+import { type CrossFieldRule, describeIssues, repairMessage } from './wire.js';
 
 /**
  * Calls to an AI provider for one API request, through the Vercel AI SDK (imported at the first
@@ -22,9 +23,10 @@ import { loadAiSdk, loadedAiSdk } from './sdk.js';
  * - A refused key is 400 AI_KEY_INVALID. Error messages name the provider and the HTTP status,
  *   never the SDK's message (which can carry the provider's response body), and the key appears
  *   in no log line: the SDK sends it in a header, which its errors do not keep.
- * - Structured output: the model is given a JSON schema, and its answer is validated by a zod
- *   schema (the create schema of the matching endpoint). An answer that is not JSON or does not
- *   validate gets one repair attempt (the problems are sent back); a second failure is 500.
+ * - Structured output: the model is given a JSON schema, and its answer is validated by the zod
+ *   schema that JSON schema comes from (`wire.ts`). An answer that is not JSON or does not
+ *   validate gets one repair attempt (the problems with their paths are sent back, and the text
+ *   of every cross-field rule broken); a second failure is 500.
  * - Tokens reported by the provider are counted (`tokensUsed`), failed and repaired attempts
  *   included: they were spent.
  */
@@ -46,10 +48,12 @@ export interface GenerateObjectRequest<T> {
   messages: ModelMessage[];
   /** Validates (and normalizes) the model's answer. */
   schema: z.ZodType<T>;
-  /** The JSON schema the model is asked to follow (derived from `schema` when absent). */
+  /** The JSON schema the model is asked to follow (`modelSchemaOf(schema)`). */
   modelSchema: JSONSchema7;
   /** Names the output for the provider ("flow", "answer"). */
   name: string;
+  /** Rules `schema` checks that `modelSchema` cannot state: the repair turn quotes those broken. */
+  rules?: readonly CrossFieldRule[];
   maxOutputTokens?: number;
 }
 
@@ -224,15 +228,15 @@ export function createAiClient(opts: AiClientOptions): AiClient {
         const { value, text } = await generateJson(request as GenerateObjectRequest<unknown>, messages);
         const parsed = value === undefined ? null : request.schema.safeParse(value);
         if (parsed?.success) return parsed.data;
-        const problems = parsed
-          ? parsed.error.issues.slice(0, 20).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
-          : ['the answer was not a JSON object'];
+        const problems = parsed ? describeIssues(parsed.error.issues) : ['the answer was not a JSON object'];
         log.warn({ round, problems: problems.slice(0, 5) }, 'AI output did not validate');
         messages.push(
           { role: 'assistant', content: text || '(empty)' },
           {
             role: 'user',
-            content: `That answer is invalid:\n- ${problems.join('\n- ')}\nAnswer again with the corrected JSON object only.`,
+            content: parsed
+              ? repairMessage(parsed.error.issues, request.rules ?? [])
+              : 'That answer is invalid:\n- the answer was not a JSON object\nAnswer again with the corrected JSON object only.',
           },
         );
       }

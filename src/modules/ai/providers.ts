@@ -49,7 +49,7 @@ export const PROVIDERS: Record<AiProviderName, ProviderDef> = {
       (await loadOpenAI()).createOpenAI({ apiKey: c.apiKey, baseURL: c.baseUrl }).chat(model),
     embedding: async (c, model) =>
       (await loadOpenAI()).createOpenAI({ apiKey: c.apiKey, baseURL: c.baseUrl }).embedding(model),
-    // Strict mode requires every property and refuses optional ones; the create schemas have both.
+    // Strict mode requires every property and refuses optional ones; the answer schemas have both.
     providerOptions: { openai: { strictJsonSchema: false } },
     verification: (c) => ({
       url: `${trim(c.baseUrl)}/models`,
@@ -65,6 +65,10 @@ export const PROVIDERS: Record<AiProviderName, ProviderDef> = {
     language: async (c, model) =>
       (await loadAnthropic()).createAnthropic({ apiKey: c.apiKey, baseURL: c.baseUrl })(model),
     embedding: null,
+    // The answer's schema goes whole into the `json` tool's input schema: Anthropic's own output
+    // format takes a subset, and the SDK turns lengths, patterns and item counts into prose
+    // there, so its smallest answer (an empty list of steps) would not be ours.
+    providerOptions: { anthropic: { structuredOutputMode: 'jsonTool' } },
     verification: (c) => ({
       url: `${trim(c.baseUrl)}/models?limit=1`,
       headers: { 'x-api-key': c.apiKey, 'anthropic-version': '2023-06-01' },

@@ -1,8 +1,8 @@
 import type { DatabaseHandle } from '../../db/client.js';
 
 /**
- * Vector retrieval needs the pgvector extension, which not every PostgreSQL has (this
- * machine's PostgreSQL 15 has no Debian package for it; the embedded PGlite loads it). Migration
+ * Vector retrieval needs the pgvector extension, which not every PostgreSQL has (Debian ships
+ * no package for it; CI builds it from source, the embedded PGlite loads it from npm). Migration
  * 0036 creates these objects only where the extension can be installed; they are listed here,
  * outside the drizzle schema, so a schema comparison knows to skip them.
  */

@@ -47,7 +47,16 @@ export const contentModule: ModuleManifest = {
 
 export type { ContentTypeDef } from './definitions.js';
 // The surface other modules use.
-export { CONTENT_DEFS, CONTENT_TYPE_LIST, createBodyOf, deliveredRecordOf, recordOf } from './definitions.js';
+export {
+  ANNOUNCEMENT_TYPES,
+  BEACON_ANIMATIONS,
+  CONTENT_DEFS,
+  CONTENT_TYPE_LIST,
+  createBodyOf,
+  deliveredRecordOf,
+  recordOf,
+  TOOLTIP_POSITIONS,
+} from './definitions.js';
 export { toContentRecord } from './records.js';
 export { npsSurvey } from './schemas.js';
 export { createContent, getContent } from './service.js';

@@ -30,5 +30,12 @@ export const flowsModule: ModuleManifest = {
 // The surface other modules use.
 export { assertFlowUsable } from './lookup.js';
 export { findFlow, flowMissing, loadSteps, loadStepsOf, toFlowRecord } from './records.js';
-export { createFlowBody, FLOW_STEP_TYPES, flowRecord, inlineStepBody, MAX_FLOW_STEPS } from './schemas.js';
+export {
+  createFlowBody,
+  FLOW_STEP_TYPES,
+  FLOW_TEMPLATES,
+  flowRecord,
+  inlineStepBody,
+  MAX_FLOW_STEPS,
+} from './schemas.js';
 export { createFlow, getFlow } from './service.js';

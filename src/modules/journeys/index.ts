@@ -34,7 +34,18 @@ export const journeysModule: ModuleManifest = {
 };
 
 // The surface other modules use.
-export { goalConfigSchema, journeyNodeSchema } from './engine/schemas.js';
+export {
+  goalConfigSchema,
+  journeyNodeSchema,
+  MAX_DEADLINE_DAYS,
+  MAX_EVENT_NAME_LENGTH,
+  MAX_LABEL_LENGTH,
+  MAX_SELECTOR_LENGTH,
+  MAX_SPLIT_BRANCHES,
+  MAX_WAIT_MS,
+  MIN_WAIT_MS,
+} from './engine/schemas.js';
+export type { PublishIssue } from './engine/validate.js';
 export { validateForPublish } from './engine/validate.js';
 export type { CatalogEntry } from './records.js';
 export { contentCatalog } from './records.js';

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
 import { AppError } from '../errors.js';
+import type { EdgeStep } from './edge.js';
 import { sendError } from './error-handler.js';
 
 /**
@@ -21,6 +22,8 @@ const MAX_PARAM_LENGTH = 16_384;
  *   timeout of common load balancers, so they never reuse a connection the server just closed).
  * Node checks the first two every `connectionsCheckingInterval`, 30 s by default: a fraction of
  * the headers timeout keeps them close to what is configured.
+ * - `requireHostHeader: false`: Node would answer an HTTP/1.1 request without `Host` with a bare
+ *   400 before the app sees it; `refuseMissingHost` refuses it in the envelope instead.
  */
 export function httpServerOptions(config: Config): FastifyHttpOptions<Server> {
   const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = config;
@@ -31,6 +34,7 @@ export function httpServerOptions(config: Config): FastifyHttpOptions<Server> {
       requestTimeout: requestTimeoutMs,
       headersTimeout: headersTimeoutMs,
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
+      requireHostHeader: false,
     },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Errors of routing itself (an undecodable path, an overlong id): the envelope, like any
@@ -42,6 +46,15 @@ export function httpServerOptions(config: Config): FastifyHttpOptions<Server> {
     clientErrorHandler,
   };
 }
+
+/** HTTP/1.1 requires a `Host` header (RFC 9112 §3.2): without one, 400 in the envelope (a step of the request edge). */
+export const refuseMissingHost: EdgeStep = (request) => {
+  const { raw } = request;
+  if (raw.headers.host !== undefined || raw.httpVersionMajor !== 1 || raw.httpVersionMinor < 1) return;
+  return new AppError('VALIDATION_ERROR', 'An HTTP/1.1 request needs a Host header', [
+    { path: 'request', message: 'the Host header is missing' },
+  ]);
+};
 
 /**
  * Errors of the connection before a request exists (bad framing, oversized headers, timeouts):
