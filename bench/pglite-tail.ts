@@ -17,7 +17,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../src/app.js';
-import { testConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { apiKeys, users } from '../src/db/schema/index.js';
@@ -27,6 +26,7 @@ import { allModules } from '../src/modules/index.js';
 import { provisionTenant } from '../src/modules/tenants/provision.js';
 import { randomHex, sha256 } from '../src/platform/crypto.js';
 import { newId } from '../src/platform/ids.js';
+import { testConfig } from '../test/helpers/config.js';
 
 const BATCHES = Number(process.env.BATCHES ?? 2000);
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
