@@ -1,5 +1,3 @@
-import type { AppDeps } from '../../deps.js';
-
 /**
  * Committed batches handed from the event writer to processing in memory, so that processing
  * neither reads the stored body back nor parses it again. The event log stays the record: a
@@ -90,19 +88,4 @@ export class EventHandoff {
     this.head = 0;
     this.events = 0;
   }
-}
-
-const handoffs = new WeakMap<AppDeps, EventHandoff | null>();
-
-/**
- * The app's hand-over queue; null where this process does not process events (`ROLE=web`: the
- * workers elsewhere read the log).
- */
-export function handoffOf(deps: AppDeps): EventHandoff | null {
-  let handoff = handoffs.get(deps);
-  if (handoff === undefined) {
-    handoff = deps.config.role === 'web' ? null : new EventHandoff();
-    handoffs.set(deps, handoff);
-  }
-  return handoff;
 }
