@@ -10,51 +10,20 @@
  *   npx tsx bench/ai-retrieval.ts                     # embedded database (PGlite + pgvector)
  *   DATABASE_URL=postgres://... npx tsx bench/ai-retrieval.ts   # a fresh database on that server
  */
-import { embeddingText, vectorLiteral } from '../src/modules/ai/embeddings.js';
-import { type RetrievedArticle, retrieveArticles, type VectorSearch } from '../src/modules/ai/retrieval.js';
-import { hasVectorSupport } from '../src/modules/ai/vector-support.js';
-import { newId } from '../src/platform/ids.js';
 import { createTestDatabase, type TestDatabase } from '../test/helpers/database.js';
+import {
+  articleEmbeddingText,
+  databaseHasVectors,
+  embedArticles,
+  retrieve,
+  seedKnowledgeBase,
+  type VectorSearch,
+} from '../test/helpers/kb-retrieval.js';
 import { KB_ARTICLES, KB_OFF_TOPIC, KB_QUESTIONS } from './fixtures/kb-articles.js';
 import { fitLsa } from './lsa-embedding.js';
 
 const K = 3;
 const MODEL = 'bench-lsa';
-
-async function seed(db: TestDatabase) {
-  const tenantId = newId();
-  await db.handle.query(`insert into tenants (id, name, slug) values ($1, 'Bench', $2)`, [
-    tenantId,
-    `bench-${tenantId}`,
-  ]);
-  const idOf = new Map<string, string>();
-  for (const a of KB_ARTICLES) {
-    const id = newId();
-    idOf.set(a.slug, id);
-    await db.handle.query(
-      `insert into ai_kb_articles (id, tenant_id, title, content, category, tags) values ($1, $2, $3, $4, $5, $6)`,
-      [id, tenantId, a.title, a.content, a.category, a.tags],
-    );
-  }
-  return { tenantId, slugOf: new Map([...idOf].map(([slug, id]) => [id, slug])) };
-}
-
-/** Embeds every article as the background job would (same text, current content hash). */
-async function embedArticles(db: TestDatabase, tenantId: string): Promise<VectorSearch> {
-  const lsa = fitLsa(KB_ARTICLES.map((a) => embeddingText(a)));
-  const rows = await db.handle.query<{ id: string; title: string; content: string; content_hash: string }>(
-    'select id, title, content, content_hash from ai_kb_articles where tenant_id = $1',
-    [tenantId],
-  );
-  for (const row of rows) {
-    await db.handle.query(
-      `insert into ai_kb_embeddings (article_id, tenant_id, model, content_hash, embedding)
-       values ($1, $2, $3, $4, $5::vector)`,
-      [row.id, tenantId, MODEL, row.content_hash, vectorLiteral(lsa.embed(embeddingText(row)))],
-    );
-  }
-  return { model: MODEL, embed: async (text) => lsa.embed(text) };
-}
 
 async function measure(
   db: TestDatabase,
@@ -62,8 +31,7 @@ async function measure(
   slugOf: Map<string, string>,
   vector: VectorSearch | null,
 ) {
-  const retrieve = async (question: string): Promise<RetrievedArticle[]> =>
-    (await retrieveArticles(db.handle.db, tenantId, question, { limit: K, vector })).articles;
+  const ask = (question: string) => retrieve(db, tenantId, question, { limit: K, vector });
   let hits = 0;
   let top1 = 0;
   let reciprocal = 0;
@@ -71,7 +39,7 @@ async function measure(
   const misses: string[] = [];
   const started = performance.now();
   for (const q of KB_QUESTIONS) {
-    const articles = await retrieve(q.question);
+    const articles = await ask(q.question);
     const slugs = articles.map((a) => slugOf.get(a.id)!);
     const rank = slugs.findIndex((s) => q.expected.includes(s));
     if (articles.length === 0) empty++;
@@ -85,7 +53,7 @@ async function measure(
   }
   const elapsed = performance.now() - started;
   let declined = 0;
-  for (const question of KB_OFF_TOPIC) if ((await retrieve(question)).length === 0) declined++;
+  for (const question of KB_OFF_TOPIC) if ((await ask(question)).length === 0) declined++;
   const n = KB_QUESTIONS.length;
   return { hits, n, top1, reciprocal, empty, misses, elapsed, declined };
 }
@@ -105,12 +73,13 @@ function report(label: string, r: Awaited<ReturnType<typeof measure>>) {
 async function main() {
   const db = await createTestDatabase();
   try {
-    const { tenantId, slugOf } = await seed(db);
+    const { tenantId, slugOf } = await seedKnowledgeBase(db, KB_ARTICLES);
     console.log(`knowledge-base retrieval (${db.url ? 'PostgreSQL' : 'PGlite'})`);
     console.log(`  articles: ${KB_ARTICLES.length}, questions: ${KB_QUESTIONS.length}`);
     report('full text alone', await measure(db, tenantId, slugOf, null));
-    if (await hasVectorSupport(db.handle)) {
-      const vector = await embedArticles(db, tenantId);
+    if (await databaseHasVectors(db)) {
+      const lsa = fitLsa(KB_ARTICLES.map((a) => articleEmbeddingText(a)));
+      const vector: VectorSearch = await embedArticles(db, tenantId, MODEL, (text) => lsa.embed(text));
       report(
         `hybrid: full text + vector (${MODEL}), reciprocal rank fusion`,
         await measure(db, tenantId, slugOf, vector),

@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { eventsAccepted, eventsBody } from '../src/modules/events/schema.js';
+import { eventsAccepted, eventsBody } from '../test/helpers/events-schema.js';
 
 /**
  * The ceilings the service is compared with, measured in the same run: a bare Fastify

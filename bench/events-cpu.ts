@@ -5,7 +5,9 @@
  * which on PGlite includes the database's own work on this thread) and the garbage collector's
  * pauses. Rounds alternate the two paths processing has: batches handed over in memory by the
  * writer (the normal path) and batches read back from the event log (recovery after a crash, or
- * batches another instance accepted), so both figures come from the same run.
+ * batches another instance accepted: here a second instance with `ROLE=web` on the same database
+ * ingests them), so both figures come from the same run. The app is the test helpers' in-process
+ * one (test/helpers/in-process.ts), processing run as its job runs it, with fixed chunks.
  *
  *   npx tsx bench/events-cpu.ts                      # PGlite in memory
  *   DATABASE_URL=postgres://… npx tsx bench/events-cpu.ts   # a fresh database on that server
@@ -15,25 +17,16 @@
  */
 import { Session } from 'node:inspector/promises';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { buildApp } from '../src/app.js';
-import { testConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/client.js';
-import { migrate } from '../src/db/migrate.js';
-import { apiKeys, users } from '../src/db/schema/index.js';
-import { createDeps } from '../src/deps.js';
-import type { EventEffect } from '../src/modules/events/effect.js';
-import { processPendingEvents } from '../src/modules/events/processor.js';
-import { allModules } from '../src/modules/index.js';
-import { provisionTenant } from '../src/modules/tenants/provision.js';
-import { randomHex, sha256 } from '../src/platform/crypto.js';
-import { newId } from '../src/platform/ids.js';
+import type { EventEffect } from '../src/modules/events/index.js';
 import { createTestDatabase } from '../test/helpers/database.js';
+import { harnessEventsBody, startInProcessApp } from '../test/helpers/in-process.js';
 import { startParseOnlyAnchor } from './parse-only-anchor.js';
 
 const BATCHES = Number(process.env.BATCHES ?? 100);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const REPEATS = Number(process.env.REPEATS ?? 20);
-const TYPES = ['STEP_VIEWED', 'CLICK', 'PAGE_VIEW', 'STEP_COMPLETED', 'CUSTOM'];
+/** The hand-over queue's bound, in events (HANDOFF_MAX_EVENTS, src/modules/events/handoff.ts). */
+const HANDOFF_EVENTS = 5_000;
 
 let gcMs = 0;
 new PerformanceObserver((list) => {
@@ -49,83 +42,20 @@ const rss = () => {
 };
 const rssAtStart = rss();
 /** PGLITE_DIR: a file-backed PGlite (as the server runs) instead of an in-memory one. */
-const db = process.env.PGLITE_DIR ? await fileDatabase(process.env.PGLITE_DIR) : await createTestDatabase();
-async function fileDatabase(dir: string) {
-  const handle = await openDatabase({ dataDir: dir });
-  await migrate(handle);
-  return { handle, url: undefined, close: () => handle.close() };
-}
-const deps = createDeps(testConfig({ databaseUrl: db.url, logLevel: 'warn' }), db.handle, {
-  modules: allModules,
-});
-const app = await buildApp(deps);
-await app.ready();
-const key = `wfx_${randomHex(32)}`;
-await deps.database.db.transaction(async (tx) => {
-  const userId = newId();
-  const email = `owner-${randomHex(4)}@example.com`;
-  await tx.insert(users).values({ id: userId, email, name: 'Owner' });
-  const { tenant } = await provisionTenant(tx, {
-    name: 'Bench',
-    owner: { userId, email },
-    plan: 'enterprise',
-  });
-  await tx.insert(apiKeys).values({
-    id: newId(),
-    tenantId: tenant.id,
-    name: 'bench',
-    keyHash: sha256(key),
-    keyPrefix: key.slice(0, 12),
-  });
-});
-const t = { deps, inject: app.inject.bind(app) };
-const flowIds = Array.from(
-  { length: 10 },
-  (_, i) => `0190f3a2-0000-7000-8000-${String(i).padStart(12, '0')}`,
-);
-
-function body(): string {
-  const now = Date.now();
-  const events = Array.from({ length: 50 }, (_, k) => ({
-    type: TYPES[k % TYPES.length],
-    name: `flow_step_seen_button_click_${k}`,
-    userId: `user_8f3a2c1e-4b5d-4e6f-9a7b-1000000000${String(k).padStart(2, '0')}`,
-    sessionId: 'sess_2b7c9d4e5f6a7b8c',
-    timestamp: new Date(now - k * 1000).toISOString(),
-    properties: {
-      url: 'https://app.example.com/projects/42',
-      flowId: flowIds[k % flowIds.length],
-      stepIndex: k % 3,
-      browser: 'Chrome 126',
-    },
-  }));
-  return JSON.stringify({ events });
-}
-
-async function ingest(): Promise<number> {
-  const payload = body();
-  let accepted = 0;
-  for (let i = 0; i < BATCHES; i += 50) {
-    const n = Math.min(50, BATCHES - i);
-    const answers = await Promise.all(
-      Array.from({ length: n }, () =>
-        t.inject({
-          method: 'POST',
-          url: '/api/sdk/events',
-          headers: { 'x-api-key': key, 'content-type': 'application/json' },
-          payload,
-        }),
-      ),
-    );
-    for (const a of answers) {
-      if (a.statusCode !== 202) throw new Error(`ingest answered ${a.statusCode}: ${a.body}`);
-      accepted += a.json().data.accepted as number;
-    }
-  }
-  return accepted;
-}
+const db = await createTestDatabase(process.env.PGLITE_DIR ? { dataDir: process.env.PGLITE_DIR } : {});
+/** Ingests and processes: what it accepts is handed over to its processing in memory. */
+const t = await startInProcessApp({ db, config: { logLevel: 'warn' } });
+/**
+ * A second instance on the same database with `ROLE=web` (it only ingests): what it accepts is
+ * in the log only, so processing reads it back, as after a restart or for another instance's batches.
+ */
+const web = await startInProcessApp({ db, config: { logLevel: 'warn', role: 'web' }, tenant: t });
 
 type Path = 'memory' | 'stored';
+
+async function ingest(path: Path): Promise<number> {
+  return (path === 'memory' ? t : web).postEvents(harnessEventsBody(), BATCHES);
+}
 
 /** EFFECTS=1: each effect's own CPU (its computing and its statements' encoding and decoding), per event. */
 const effectCpu = new Map<string, number>();
@@ -177,17 +107,15 @@ async function measureOnce(
 ): Promise<{ events: number; usPerEvent: number; ingestUs: number; gcPerK: number; wallMs: number }> {
   if (profiler && process.env.PROFILE === 'ingest') await profiler.post('Profiler.start');
   const ingestCpu = process.cpuUsage();
-  const events = await ingest();
+  const events = await ingest(path);
   const ingested = process.cpuUsage(ingestCpu);
   if (profiler && process.env.PROFILE === 'ingest')
     addProfile(path, (await profiler.post('Profiler.stop')).profile);
-  // The stored path: forget the in-memory hand-over, as a restarted process would have.
-  if (path === 'stored') forgetHandoff();
   const gcBefore = gcMs;
   if (profiler && process.env.PROFILE !== 'ingest') await profiler.post('Profiler.start');
   const cpu = process.cpuUsage();
   const started = performance.now();
-  await processPendingEvents(t.deps, effects, { maxBatches: 500, targetEvents: 2_500 });
+  await t.processEvents(effects, { maxBatches: 500, targetEvents: 2_500 });
   const wallMs = performance.now() - started;
   const used = process.cpuUsage(cpu);
   if (profiler && process.env.PROFILE !== 'ingest')
@@ -267,21 +195,13 @@ function printProfile(path: Path): void {
     console.log(`  ${((us / all) * 100).toFixed(1).padStart(5)}%  ${name}`);
 }
 
-// Loaded by path so that this script also runs on a checkout from before the hand-over (the
-// comparison of record: run it on both, one after the other).
-const handoff = await import('../src/modules/events/handoff.js').catch(() => null);
-function forgetHandoff(): void {
-  handoff?.handoffOf(t.deps)?.clear();
-}
-
 console.log(
   `events-cpu: ${t.deps.database.kind}, ${REPEATS} × ${BATCHES} batches × 50 events per round, ${ROUNDS} rounds per path`,
 );
 // Beyond the hand-over queue's bound the "memory" round reads the rest back from the log too.
-const queueBound = handoff?.HANDOFF_MAX_EVENTS ?? Number.POSITIVE_INFINITY;
-if (BATCHES * 50 > queueBound)
+if (BATCHES * 50 > HANDOFF_EVENTS)
   console.log(
-    `  note: ${BATCHES * 50} events per round exceed the hand-over queue (${queueBound}): the memory rounds read the rest back from the log (keep BATCHES ≤ ${Math.floor(queueBound / 50)})`,
+    `  note: ${BATCHES * 50} events per round exceed the hand-over queue (${HANDOFF_EVENTS}): the memory rounds read the rest back from the log (keep BATCHES ≤ ${HANDOFF_EVENTS / 50})`,
   );
 // The yardstick (parse-only-anchor.ts), measured before each round's processing: ANCHOR=0 skips it.
 const anchor = process.env.ANCHOR === '0' ? 'skipped (ANCHOR=0)' : await startParseOnlyAnchor();
@@ -328,6 +248,6 @@ if (profiler) {
   printProfile('stored');
   printProfile('memory');
 }
-await app.close();
-await deps.close();
+await web.close();
+await t.close();
 await db.close();

@@ -2,9 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { rawQuery } from '../src/db/raw.js';
-import { fireDueTimers } from '../src/modules/journeys/runtime/timers.js';
-import { seedWaitingEnrollments } from '../test/helpers/journey-seed.js';
+import { fireDueTimers, seedWaitingEnrollments } from '../test/helpers/journey-seed.js';
 import { createStandaloneStore } from '../test/helpers/standalone.js';
 
 /**
@@ -97,19 +95,15 @@ try {
         'auto_explain.log_buffers = on',
         'auto_explain.log_level = notice',
       ])
-        await rawQuery(db.db, `alter database ${name} set ${setting}`, []);
+        await db.query(`alter database ${name} set ${setting}`);
       await db.close();
       db = await store.open();
     }
     // Every pool connection opened, so that their backends can be watched.
-    await Promise.all(
-      Array.from({ length: 4 }, () => db.db.transaction((tx) => rawQuery(tx, 'select pg_sleep(0.05)', []))),
-    );
+    await Promise.all(Array.from({ length: 4 }, () => db.query('select pg_sleep(0.05)')));
     pids = (
-      await rawQuery<{ pid: number }>(
-        db.db,
+      await db.query<{ pid: number }>(
         `select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend'`,
-        [],
       )
     ).map((r) => r.pid);
   }
@@ -140,8 +134,7 @@ try {
     const { profile } = await inspector.post('Profiler.stop');
     writeFileSync(process.env.PROFILE!, JSON.stringify(profile));
   }
-  const [row] = await rawQuery<{ n: number }>(
-    db.db,
+  const [row] = await db.query<{ n: number }>(
     'select count(*)::int as n from journey_enrollments where journey_id = $1 and current_node_id = $2',
     [seeded.journeyId, seeded.w2],
   );
@@ -157,12 +150,10 @@ try {
     // Row writes per table (HOT: the update stayed on its page, no new index entries). The
     // backends publish their counts at most once a second.
     await new Promise((r) => setTimeout(r, 1_500));
-    const tables = await rawQuery<Record<string, string>>(
-      db.db,
+    const tables = await db.query<Record<string, string>>(
       `select relname, n_tup_ins as ins, n_tup_upd as upd, n_tup_hot_upd as hot, n_tup_del as del
        from pg_stat_user_tables where relname like 'journey%' and n_tup_ins + n_tup_upd + n_tup_del > 0
        order by relname`,
-      [],
     );
     for (const t of tables)
       console.log(`rows ${t.relname}: ins ${t.ins} upd ${t.upd} (hot ${t.hot}) del ${t.del}`);

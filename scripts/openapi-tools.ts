@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { buildApp } from '../src/app.js';
-import { testConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
 import { createDeps } from '../src/deps.js';
 import { allModules } from '../src/modules/index.js';
+import { testConfig } from '../test/helpers/config.js';
 
 /**
  * What the tests and `scripts/openapi.ts` do with the live OpenAPI document: read it from the

@@ -46,6 +46,15 @@ export interface SeamContracts {}
 type Contract<K extends string> = K extends keyof SeamContracts ? SeamContracts[K] : never;
 
 /**
+ * What a module keeps per app between requests and job runs (the events module's hand-over
+ * queue, its effects' memos), one slot per module, declared by the module through declaration
+ * merging as the seam contracts are. The module's manifest makes it (`state`) when the deps are
+ * built, so it lives on the deps, explicitly, and never in a module-level map keyed by them.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by the modules that keep per-app state
+export interface ModuleStates {}
+
+/**
  * What a module contributes (`modules/<domain>/index.ts` exports one). The app assembles the
  * manifests of `modules/index.ts`, in that order, into the registries on its deps.
  */
@@ -63,6 +72,8 @@ export interface ModuleManifest {
   endUserMergers?: readonly Contract<'endUserMerger'>[];
   referenceFinders?: readonly ReferenceFinderEntry[];
   dependentDisablers?: readonly DependentDisablerEntry[];
+  /** Makes this module's per-app state (its slot of `deps.state`), once per app. */
+  state?: { [K in keyof ModuleStates]?: (config: Config) => ModuleStates[K] };
 }
 
 /** The manifests' contributions, per slot, in manifest order. */
@@ -111,10 +122,10 @@ export interface AppDeps {
   modules: Registries;
   /** "Who refers to this record" finders and dependent disablers (AUDIENCE_IN_USE and similar). */
   references: ReferenceRegistry;
+  /** The modules' per-app state (`ModuleStates`): a slot for each listed module that keeps some. */
+  state: Partial<ModuleStates>;
   /** Asks a background job to run now (a no-op where workers do not run in this process). */
   wakeWorker: (name: string) => void;
-  /** When this process last committed SDK work (ms since the epoch); background work yields while it is recent. */
-  hotPathActiveAt: number;
   close(): Promise<void>;
 }
 
@@ -126,6 +137,9 @@ export interface DepsOptions {
 }
 
 export function createDeps(config: Config, database: DatabaseHandle, opts: DepsOptions): AppDeps {
+  // What the manifests make first: a module list refused leaves no connection open.
+  const modules = assembleRegistries(opts.modules);
+  const state = createModuleStates(opts.modules, config);
   const log = opts.log ?? pino({ level: config.logLevel });
   const clock = opts.clock ?? Date.now;
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;
@@ -134,7 +148,6 @@ export function createDeps(config: Config, database: DatabaseHandle, opts: DepsO
     ? redisRateLimitStore(redis, config.redisPrefix)
     : memoryRateLimitStore();
   const mailer = createMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, db: database.db, log });
-  const modules = assembleRegistries(opts.modules);
   return {
     config,
     database,
@@ -157,8 +170,8 @@ export function createDeps(config: Config, database: DatabaseHandle, opts: DepsO
       opts.modules.flatMap((m) => m.referenceFinders ?? []),
       opts.modules.flatMap((m) => m.dependentDisablers ?? []),
     ),
+    state,
     wakeWorker: () => {},
-    hotPathActiveAt: 0,
     async close() {
       mailer.close();
       await store.close();
@@ -166,4 +179,17 @@ export function createDeps(config: Config, database: DatabaseHandle, opts: DepsO
       redis?.disconnect();
     },
   };
+}
+
+/** Each manifest's per-app state, in its slot; a slot two modules claim refuses to boot. */
+function createModuleStates(manifests: readonly ModuleManifest[], config: Config): Partial<ModuleStates> {
+  const states: Record<string, unknown> = {};
+  for (const m of manifests) {
+    for (const [slot, create] of Object.entries(m.state ?? {})) {
+      if (Object.hasOwn(states, slot))
+        throw new Error(`module ${m.name} makes state ${slot}, as another module does`);
+      states[slot] = (create as (config: Config) => unknown)(config);
+    }
+  }
+  return states as Partial<ModuleStates>;
 }

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { cruise, type ICruiseResult } from 'dependency-cruiser';
+import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allModules } from '../src/modules/index.js';
 
@@ -110,10 +112,6 @@ const ioPackageImports = (list: Edge[]) =>
       (isModuleEngine(e.from) || e.from.startsWith('src/engine/')) && IO_PACKAGES.some((p) => p.test(e.to)),
   );
 
-/** Production code never imports the tests' or the benchmarks' code. */
-const testOrBenchImports = (list: Edge[]) =>
-  list.filter((e) => e.from.startsWith('src/') && (e.to.startsWith('test/') || e.to.startsWith('bench/')));
-
 describe('architecture: imports run down the layers', () => {
   it('sees the import graph (the checks below are not vacuous)', () => {
     expect(edges.length).toBeGreaterThan(300);
@@ -185,6 +183,116 @@ describe('architecture: imports run down the layers', () => {
     ).toEqual([]);
   });
 
+  describe('no hooks for tests or benchmarks in production code', () => {
+    /** The names a file exports (declarations and export lists; not `export *`). */
+    function exportedNames(file: string): string[] {
+      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
+      const names: string[] = [];
+      for (const st of source.statements) {
+        if (ts.isExportDeclaration(st) && st.exportClause && ts.isNamedExports(st.exportClause))
+          names.push(...st.exportClause.elements.map((e) => e.name.text));
+        const exportedHere =
+          ts.canHaveModifiers(st) && ts.getModifiers(st)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+        if (!exportedHere) continue;
+        if (ts.isVariableStatement(st))
+          for (const d of st.declarationList.declarations)
+            if (ts.isIdentifier(d.name)) names.push(d.name.text);
+        if (
+          (ts.isFunctionDeclaration(st) ||
+            ts.isClassDeclaration(st) ||
+            ts.isInterfaceDeclaration(st) ||
+            ts.isTypeAliasDeclaration(st) ||
+            ts.isEnumDeclaration(st)) &&
+          st.name
+        )
+          names.push(st.name.text);
+      }
+      return names;
+    }
+
+    /** Every import of the production files and of the benchmarks: resolved paths, `node_modules/…`, `node:…`. */
+    const imports: Edge[] = [];
+    /** The production files' exported names. */
+    const exported: { file: string; name: string }[] = [];
+    beforeAll(async () => {
+      const { output } = await cruise(
+        ['src', 'bench'],
+        {
+          tsPreCompilationDeps: true,
+          tsConfig: { fileName: 'tsconfig.json' },
+          exclude: { path: '\\.test\\.ts$' },
+          doNotFollow: { path: 'node_modules' },
+        },
+        {},
+        { tsConfig: { fileName: 'tsconfig.json' } } as never,
+      );
+      for (const module of (output as ICruiseResult).modules) {
+        for (const dep of module.dependencies)
+          imports.push({
+            from: module.source,
+            to: dep.coreModule ? `node:${dep.module.replace(/^node:/, '')}` : dep.resolved,
+          });
+        if (module.source.startsWith('src/') && module.source.endsWith('.ts'))
+          exported.push(...exportedNames(module.source).map((name) => ({ file: module.source, name })));
+      }
+    }, 120_000);
+
+    /** Production code importing the tests' or the benchmarks' code. */
+    const intoTestsOrBenchmarks = (list: Edge[]) =>
+      list.filter((e) => e.from.startsWith('src/') && /^(test|bench)\//.test(e.to));
+    /** What a benchmark may import: its own files, test helpers, a module's index.ts, packages. */
+    const benchmarkMayImport = (to: string) =>
+      to.startsWith('bench/') ||
+      to.startsWith('test/helpers/') ||
+      /^src\/modules\/[^/]+\/index\.ts$/.test(to) ||
+      to.includes('node_modules/') ||
+      to.startsWith('node:');
+    const benchmarksPastSurfaces = (list: Edge[]) =>
+      list.filter(
+        (e) => e.from.startsWith('bench/') && !e.from.includes('node_modules/') && !benchmarkMayImport(e.to),
+      );
+    /** Names that say an export exists for tests or benchmarks. */
+    const HOOK_NAME = /(ForTests?|ForTesting|ForBench(marks?)?)$|^testConfig$/;
+    const hookExports = (list: { file: string; name: string }[]) =>
+      list.filter((x) => HOOK_NAME.test(x.name)).map((x) => `${x.file}: ${x.name}`);
+
+    it('sees the imports and exports it checks', () => {
+      expect(imports).toContainEqual({ from: 'bench/events-cpu.ts', to: 'test/helpers/in-process.ts' });
+      expect(exported).toContainEqual({ file: 'src/deps.ts', name: 'createDeps' });
+      expect(exported).toContainEqual({ file: 'src/modules/events/index.ts', name: 'eventsModule' });
+    });
+
+    it('never imports test/ or bench/ from src/', () => {
+      expect(show(intoTestsOrBenchmarks(imports))).toEqual([]);
+    });
+
+    it('lets benchmarks reach the service only through test helpers, module surfaces and HTTP', () => {
+      expect(show(benchmarksPastSurfaces(imports))).toEqual([]);
+    });
+
+    it('exports nothing named for tests or benchmarks from src/', () => {
+      expect(hookExports(exported)).toEqual([]);
+    });
+
+    it('catches a planted violation of each of these rules', () => {
+      const planted = (from: string, to: string) => [{ from, to }];
+      expect(intoTestsOrBenchmarks(planted('src/config.ts', 'test/helpers/config.ts'))).toHaveLength(1);
+      expect(intoTestsOrBenchmarks(planted('src/app.ts', 'bench/run.ts'))).toHaveLength(1);
+      expect(benchmarksPastSurfaces(planted('bench/run.ts', 'src/modules/events/processor.ts'))).toHaveLength(
+        1,
+      );
+      expect(benchmarksPastSurfaces(planted('bench/run.ts', 'src/deps.ts'))).toHaveLength(1);
+      expect(benchmarksPastSurfaces(planted('bench/run.ts', 'src/modules/events/index.ts'))).toHaveLength(0);
+      expect(benchmarksPastSurfaces(planted('bench/run.ts', 'node_modules/pg/lib/index.js'))).toHaveLength(0);
+      expect(benchmarksPastSurfaces(planted('bench/run.ts', 'node:fs'))).toHaveLength(0);
+      const names = (...list: string[]) => list.map((name) => ({ file: 'src/x.ts', name }));
+      expect(
+        hookExports(names('testConfig', 'resetForTests', 'clockForTesting', 'optionsForBenchmarks')),
+      ).toHaveLength(4);
+      expect(hookExports(names('createTestApp', 'testimonials', 'contest'))).toHaveLength(0);
+    });
+  });
+
   it('lists every module folder in modules/index.ts, each with its manifest', () => {
     const folders = new Set(edges.map((e) => moduleOf(e.from)).filter((m): m is string => m !== null));
     expect([...folders].sort()).toEqual(allModules.map((m) => m.name).sort());
@@ -207,10 +315,6 @@ describe('architecture: modules as units', () => {
 
   it('lets no engine import a package that does I/O', () => {
     expect(show(ioPackageImports(externalEdges))).toEqual([]);
-  });
-
-  it('never imports test/ or bench/ from src/', () => {
-    expect(show(testOrBenchImports(edges))).toEqual([]);
   });
 
   it('catches a planted violation of each rule', () => {
@@ -236,6 +340,5 @@ describe('architecture: modules as units', () => {
     expect(ioPackageImports(planted('src/modules/experiments/engine/stats.ts', 'node:fs'))).toHaveLength(1);
     expect(ioPackageImports(planted('src/engine/rules.ts', 'pg'))).toHaveLength(1);
     expect(ioPackageImports(planted('src/engine/rules.ts', 'zod'))).toHaveLength(0);
-    expect(testOrBenchImports(planted('src/config.ts', 'test/helpers/app.ts'))).toHaveLength(1);
   });
 });

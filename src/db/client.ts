@@ -70,10 +70,11 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
 }
 
 /**
- * The embedded database's settings. PostgreSQL's default 128 MB of shared buffers makes PGlite's
- * WebAssembly memory 189 MiB, all of it resident: 32 MB keeps it at its 128 MiB minimum, and the
+ * The embedded database's settings. PostgreSQL's default shared buffers grow PGlite's WebAssembly
+ * memory well past its minimum, all of it resident: 32 MB keeps it at the minimum, and the
  * embedded database's hot rows (flows, audiences, rollups) fit many times over; the rest of
- * what is read comes from the operating system's file cache (bench/README.md, Memory).
+ * what is read comes from the operating system's file cache (measured: bench/README.md, "Memory
+ * (PGlite)").
  */
 export const PGLITE_CONF = ['shared_buffers = 32MB'];
 

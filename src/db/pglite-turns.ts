@@ -8,8 +8,8 @@ import type { PGlite } from '@electric-sql/pglite';
  * settle without any I/O, so a transaction of many statements, or a group commit followed by its
  * processing, runs as one long turn of the event loop. Since libuv 1.45 (Node.js 20) a listening
  * socket accepts one new connection per turn: fifty connections opened at once waited fifty such
- * turns, the last one 1.5–2 s with the events path busy (measured on the wire; bench/RESULTS.md,
- * "Where the embedded tail came from"). Ending each statement with `setImmediate` lets the loop
+ * turns with the events path busy (measured: bench/RESULTS.md, "Where the embedded tail came
+ * from"). Ending each statement with `setImmediate` lets the loop
  * accept, read and answer between statements; the statements and their order stay the same.
  */
 export function yieldAfterStatements(client: PGlite): void {

@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { testConfig } from '../../src/config.js';
 import { CONTENT_TYPES } from '../../src/db/schema/index.js';
 import { sampleContentBody } from '../../src/modules/content/samples.js';
 import type { AuthPolicy } from '../../src/platform/auth/guard.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { testConfig } from '../helpers/config.js';
 import { type Actor, createTenant, TEST_SITE_ID, type TenantFixture } from '../helpers/factories.js';
 import {
   arbitraryFor,

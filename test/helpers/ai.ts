@@ -1,8 +1,9 @@
 import pino from 'pino';
 import { expect } from 'vitest';
-import { type Config, testConfig } from '../../src/config.js';
+import type { Config } from '../../src/config.js';
 import type { AiProviderName } from '../../src/db/schema/index.js';
 import { createTestApp, type TestApp, type TestAppOptions } from './app.js';
+import { testConfig } from './config.js';
 import { callAs, type TenantFixture } from './factories.js';
 import { FAKE_VALID_KEY, type FakeProvider, startFakeProvider } from './fake-ai-provider.js';
 

@@ -2,11 +2,12 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import type { Logger } from 'pino';
 import { expect } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { type Config, testConfig } from '../../src/config.js';
+import type { Config } from '../../src/config.js';
 import { type AppDeps, createDeps, type Job, type ModuleManifest } from '../../src/deps.js';
 import { allModules } from '../../src/modules/index.js';
 import { randomHex } from '../../src/platform/crypto.js';
 import { startWorkers, type WorkerHandle } from '../../src/workers/runner.js';
+import { testConfig } from './config.js';
 import { createTestDatabase, type TestDatabase, testRedisUrl } from './database.js';
 
 export interface TestClock {

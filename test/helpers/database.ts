@@ -16,11 +16,20 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
-/** A fresh database, migrated unless `migrated: false` (schema tests migrate it themselves). */
-export async function createTestDatabase({ migrated = true } = {}): Promise<TestDatabase> {
-  const base = serverDatabaseUrl();
+/**
+ * A fresh database, migrated unless `migrated: false` (schema tests migrate it themselves).
+ * `dataDir`: a PGlite in that directory (as the server runs it), whatever `DATABASE_URL` says.
+ */
+export async function createTestDatabase({
+  migrated = true,
+  dataDir,
+}: {
+  migrated?: boolean;
+  dataDir?: string;
+} = {}): Promise<TestDatabase> {
+  const base = dataDir ? undefined : serverDatabaseUrl();
   if (!base) {
-    const handle = await openDatabase({ dataDir: 'memory://' });
+    const handle = await openDatabase({ dataDir: dataDir ?? 'memory://' });
     if (migrated) await migrate(handle);
     return { handle, url: undefined, close: () => handle.close() };
   }

@@ -131,3 +131,9 @@ export async function timerOutcome(db: DatabaseHandle, seeded: SeededTimers) {
   );
   return row!;
 }
+
+/**
+ * Fires the due timers as the timer job does, with its knobs (timers per chunk, chunks at once):
+ * bench/journey-timers-profile.ts times it in process.
+ */
+export { fireDueTimers } from '../../src/modules/journeys/runtime/timers.js';

@@ -1,13 +1,13 @@
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { testConfig } from '../../../test/helpers/config.js';
 import {
   FAKE_VALID_KEY,
   type FakeProvider,
   type ProviderKind,
   startFakeProvider,
 } from '../../../test/helpers/fake-ai-provider.js';
-import { testConfig } from '../../config.js';
 import type { AiProviderName } from '../../db/schema/index.js';
 import { AppError } from '../../platform/errors.js';
 import { createAiClient, verifyProviderKey } from './provider-client.js';

@@ -8,6 +8,3 @@ export const analyticsModule: ModuleManifest = {
   tags: [{ name: 'analytics', description: 'Reports over processed events' }],
   effects: [analyticsRollupsEffect],
 };
-
-// What benchmarks use from analytics.
-export { applyRollups } from './rollups-effect.js';

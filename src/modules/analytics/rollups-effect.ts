@@ -290,12 +290,8 @@ async function writeRollups(tx: Executor, r: Rollups, known?: KnownDays): Promis
   await writeReach(tx, r.reach, known);
 }
 
-/**
- * Applies the rollups of these batches inside `tx` — the code path of event processing. Also
- * the entry point for benchmarks: synthetic batches (`{ tenantId, events }` with StoredEvents)
- * go through exactly what processed events go through.
- */
-export async function applyRollups(
+/** Applies the rollups of these batches inside `tx` (the effect's whole work). */
+async function applyRollups(
   tx: Executor,
   batches: readonly Pick<ProcessedBatch, 'tenantId' | 'events'>[],
   known?: KnownDays,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testConfig } from '../../../test/helpers/config.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/helpers/database.js';
 import { buildApp } from '../../app.js';
-import { testConfig } from '../../config.js';
 import { assembleRegistries, createDeps } from '../../deps.js';
 import { allModules } from '../index.js';
 import { checkEffectOrder, type EventEffect } from './effect.js';

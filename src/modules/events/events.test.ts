@@ -6,9 +6,9 @@ import { eventBatches, eventDeadLetters } from '../../db/schema/index.js';
 import { newId } from '../../platform/ids.js';
 import { decodeBatchEvents } from './decode.js';
 import type { EventEffect, ProcessedBatch } from './effect.js';
-import { handoffOf } from './handoff.js';
 import { processPendingEvents } from './processor.js';
 import { eventsAccepted } from './schema.js';
+import { eventsState } from './state.js';
 import { EVENT_TYPES, type StoredEvent } from './types.js';
 import { storedBody } from './writer.js';
 
@@ -44,7 +44,7 @@ async function storedBatch(correlationId: string) {
  * Forgets the batches this app handed to processing in memory, as a restarted process would
  * have: processing then reads them back from the log (its scan).
  */
-const readBack = () => handoffOf(t.deps)?.clear();
+const readBack = () => eventsState(t.deps).handoff?.clear();
 
 /** An effect recording how many batches each processing transaction held. */
 function chunkSizes() {
@@ -438,7 +438,7 @@ describe('event processing', () => {
     await processWith();
     const before = Date.now();
     for (let i = 0; i < 3; i++) await post([{ type: 'CLICK' }]);
-    expect(t.deps.hotPathActiveAt).toBeGreaterThanOrEqual(before);
+    expect(eventsState(t.deps).hotPathActiveAt).toBeGreaterThanOrEqual(before);
 
     const slow: EventEffect = {
       name: 'slow',

@@ -6,8 +6,9 @@ import { createTenant } from '../../../test/helpers/factories.js';
 import { eventBatches } from '../../db/schema/index.js';
 import { decodeBatchEvents, decodeEvents } from './decode.js';
 import type { EventEffect } from './effect.js';
-import { EventHandoff, type HandedBatch, handoffOf } from './handoff.js';
+import { EventHandoff, type HandedBatch } from './handoff.js';
 import { processPendingEvents } from './processor.js';
+import { eventsState } from './state.js';
 import { EVENT_TYPES } from './types.js';
 import { storedBody } from './writer.js';
 
@@ -128,7 +129,7 @@ describe('in-memory hand-over to processing', () => {
     await processPendingEvents(t.deps, []);
     const res = await post([{ type: 'CUSTOM', name: 'from-memory' }]);
     await overwriteStoredBody(res.json().data.correlationId);
-    handoffOf(t.deps)!.clear();
+    eventsState(t.deps).handoff!.clear();
     const { names, effect } = collector();
     await processPendingEvents(t.deps, [effect]);
     expect(names).toEqual(['from-the-log']);
@@ -156,7 +157,7 @@ describe('in-memory hand-over to processing', () => {
     await post([{ type: 'CUSTOM', name: 'a' }]);
     const res = await post([{ type: 'CUSTOM', name: 'b' }]);
     await overwriteStoredBody(res.json().data.correlationId);
-    const handoff = handoffOf(t.deps)!;
+    const handoff = eventsState(t.deps).handoff!;
     const [, b] = handoff.take(1000, 10);
     const { names, effect } = collector();
     // While the scan applies batch a, batch b is handed over (as a commit during the scan would).
@@ -197,7 +198,7 @@ describe('in-memory hand-over to processing', () => {
       fc.asyncProperty(fc.array(event, { minLength: 1, maxLength: 8 }), async (events) => {
         const res = await post(events);
         expect(res.statusCode).toBe(202);
-        const handoff = handoffOf(t.deps)!;
+        const handoff = eventsState(t.deps).handoff!;
         const [batch] = handoff.take(10_000, 1);
         const [row] = await t.deps.database.db
           .select()
@@ -218,7 +219,7 @@ describe('in-memory hand-over to processing', () => {
   it('hands over nothing where this process does not process events (ROLE=web)', async () => {
     const web = await createTestApp({ db: t.db, config: { role: 'web' } });
     try {
-      expect(handoffOf(web.deps)).toBeNull();
+      expect(eventsState(web.deps).handoff).toBeNull();
     } finally {
       await web.close();
     }

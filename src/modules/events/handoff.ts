@@ -1,5 +1,3 @@
-import type { AppDeps } from '../../deps.js';
-
 /**
  * Committed batches handed from the event writer to processing in memory, so that processing
  * neither reads the stored body back nor parses it again. The event log stays the record: a
@@ -25,8 +23,7 @@ export const PROCESSING_CHUNK_EVENTS = 2_500;
  * is processed at any rate processing keeps up with. Beyond it batches wait in the log only. A
  * longer queue only holds events processing has fallen behind on, and those outlive the young
  * generation's collections: copied and promoted, they cost the collector more than reading them
- * back costs processing (25,000 → 5,000: GC pauses 3.3–4.0 → 2.2–2.8 s per 13 s of saturating
- * ingestion; bench/README.md, "Hand-over queue and young generation").
+ * back costs processing (measured: bench/README.md, "Hand-over queue and young generation").
  */
 export const HANDOFF_MAX_EVENTS = 2 * PROCESSING_CHUNK_EVENTS;
 
@@ -90,19 +87,4 @@ export class EventHandoff {
     this.head = 0;
     this.events = 0;
   }
-}
-
-const handoffs = new WeakMap<AppDeps, EventHandoff | null>();
-
-/**
- * The app's hand-over queue; null where this process does not process events (`ROLE=web`: the
- * workers elsewhere read the log).
- */
-export function handoffOf(deps: AppDeps): EventHandoff | null {
-  let handoff = handoffs.get(deps);
-  if (handoff === undefined) {
-    handoff = deps.config.role === 'web' ? null : new EventHandoff();
-    handoffs.set(deps, handoff);
-  }
-  return handoff;
 }

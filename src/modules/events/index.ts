@@ -1,6 +1,7 @@
 import type { ModuleManifest } from '../../deps.js';
 import { eventProcessorJob } from './processor.js';
 import { eventsPlugin } from './routes.js';
+import { createEventsState } from './state.js';
 
 /**
  * The event pipeline, in one place: `POST /api/sdk/events` (routes.ts) validates (schema.ts) and
@@ -13,6 +14,7 @@ export const eventsModule: ModuleManifest = {
   name: 'events',
   routes: eventsPlugin,
   jobs: [eventProcessorJob],
+  state: { events: createEventsState },
 };
 
 // The surface other modules use.

@@ -12,7 +12,8 @@ import {
   type MemoKey,
   type ProcessedBatch,
 } from './effect.js';
-import { type HandedBatch, handoffOf, PROCESSING_CHUNK_EVENTS } from './handoff.js';
+import { type HandedBatch, PROCESSING_CHUNK_EVENTS } from './handoff.js';
+import { ASSUMED_EVENTS_PER_BATCH, eventsState } from './state.js';
 import type { StoredEvent } from './types.js';
 import { storedBody } from './writer.js';
 
@@ -86,8 +87,6 @@ export interface ProcessingOptions {
   scan?: () => boolean;
 }
 
-/** The size of a typical SDK batch, assumed until batches have been seen. */
-export const ASSUMED_EVENTS_PER_BATCH = 50;
 /** With a time budget: the first chunk's events, and the fewest a chunk is cut to. */
 const INITIAL_BUDGETED_EVENTS = 400;
 const MIN_CHUNK_EVENTS = 50;
@@ -134,7 +133,7 @@ export async function processPendingEvents(
   };
   const retrying = await preparedQuery<{ id: string }>(deps.database.db, RETRYING, [RETRIES_PER_RUN]);
   for (const { id } of retrying) processed += (await processChunk(deps, effects, 1, id)).batches;
-  const handoff = handoffOf(deps);
+  const { handoff } = eventsState(deps);
   if (handoff) {
     for (;;) {
       const handed = handoff.take(target(), maxBatches);
@@ -202,7 +201,7 @@ async function processChunk(
             ),
           ),
         );
-        await applyBatches(tx, effects, batches, memosOf(deps));
+        await applyBatches(tx, effects, batches, eventsState(deps).memos);
         await preparedQuery(tx, 'update event_batches set processed_at = now() where id = any($1::uuid[])', [
           claimed.map((r) => r.id),
         ]);
@@ -256,7 +255,7 @@ async function processHanded(
       const batches = pending.map((b) =>
         processedBatch(deps, b.id, b.tenantId, b.correlationId, decodeEvents(b, b.events)),
       );
-      await applyBatches(tx, effects, batches, memosOf(deps));
+      await applyBatches(tx, effects, batches, eventsState(deps).memos);
       return { batches: batches.length, events: batches.reduce((n, b) => n + b.events.length, 0) };
     });
   } catch (err) {
@@ -301,18 +300,6 @@ async function recordFailure(deps: AppDeps, batchId: string, err: unknown): Prom
   const log = deps.log.child({ correlationId: row?.correlation_id, batchId });
   if (row && row.attempts >= GIVE_UP_AFTER) log.error({ err }, 'event batch failed too often: set aside');
   else log.warn({ err, attempts: row?.attempts }, 'event batch processing failed; will retry');
-}
-
-/** Each app's effect state kept from chunk to chunk (`EffectContext.memo`). */
-const effectMemos = new WeakMap<AppDeps, Map<MemoKey<unknown>, unknown>>();
-
-function memosOf(deps: AppDeps): Map<MemoKey<unknown>, unknown> {
-  let memos = effectMemos.get(deps);
-  if (!memos) {
-    memos = new Map();
-    effectMemos.set(deps, memos);
-  }
-  return memos;
 }
 
 /** Runs every effect over the chunk's batches (their rows are, or will be, marked processed in `tx`). */
@@ -383,7 +370,7 @@ async function dropDuplicates(tx: Executor, batches: ProcessedBatch[]): Promise<
 
 export const EVENT_PROCESSOR = 'event-processor';
 
-/** The embedded database's wall-time budget per processing transaction (bench/pglite-tail.ts). */
+/** The embedded database's wall-time budget per processing transaction (bench/README.md, "Embedded tail"). */
 const CHUNK_BUDGET_MS = 10;
 
 /** Ingestion counts as busy this long after its last commit. */
@@ -391,9 +378,6 @@ const INGESTION_QUIET_MS = 250;
 
 /** The log is scanned for batches the hand-over queue does not hold at most this often (and after an overflow). */
 const SCAN_EVERY_MS = 1_000;
-
-/** Each app's batch-size estimate and last scan, carried from run to run (keyed by the app's deps). */
-const sizings = new WeakMap<AppDeps, { eventsPerBatch: number; targetEvents?: number; scannedAt: number }>();
 
 /**
  * The processing job: woken after every commit of the event writer; its interval picks up
@@ -408,31 +392,27 @@ export const eventProcessorJob: Job = {
 };
 
 /**
- * The processing job's options for this app. Chunks of up to PROCESSING_CHUNK_EVENTS (2,500).
- * Embedded, where PGlite runs one statement at a time on this thread and every request-path
- * statement waits behind an open processing transaction, each chunk is sized to take at most CHUNK_BUDGET_MS
- * (`fixedEmbeddedChunks`: 400 events whatever they take, as before; for bench/pglite-tail.ts).
- * While ingestion is busy in this process, processing takes at most half of it.
+ * The processing job's options for this app, its sizing carried from run to run in the events
+ * state. Chunks of up to PROCESSING_CHUNK_EVENTS (2,500). Embedded, where PGlite runs one
+ * statement at a time on this thread and every request-path statement waits behind an open
+ * processing transaction, each chunk is sized to take at most CHUNK_BUDGET_MS. While ingestion is
+ * busy in this process, processing takes at most half of it.
  */
-export function jobProcessingOptions(deps: AppDeps, { fixedEmbeddedChunks = false } = {}): ProcessingOptions {
-  let sizing = sizings.get(deps);
-  if (!sizing) {
-    checkEffectOrder(deps.modules.effects);
-    sizing = { eventsPerBatch: ASSUMED_EVENTS_PER_BATCH, scannedAt: 0 };
-    sizings.set(deps, sizing);
-  }
-  const state = sizing;
-  const embedded = deps.database.kind === 'pglite';
+function jobProcessingOptions(deps: AppDeps): ProcessingOptions {
+  // A worker-only process builds no HTTP app: a misordered module list fails here instead.
+  checkEffectOrder(deps.modules.effects);
+  const state = eventsState(deps);
+  const { job } = state;
   return {
     maxBatches: 500,
-    targetEvents: embedded && fixedEmbeddedChunks ? 400 : PROCESSING_CHUNK_EVENTS,
-    ...(embedded && !fixedEmbeddedChunks ? { maxChunkMs: CHUNK_BUDGET_MS } : {}),
-    ingestionBusy: () => Date.now() - deps.hotPathActiveAt < INGESTION_QUIET_MS,
-    sizing: state,
+    targetEvents: PROCESSING_CHUNK_EVENTS,
+    ...(deps.database.kind === 'pglite' ? { maxChunkMs: CHUNK_BUDGET_MS } : {}),
+    ingestionBusy: () => Date.now() - state.hotPathActiveAt < INGESTION_QUIET_MS,
+    sizing: job,
     scan: () => {
       const now = Date.now();
-      if (!handoffOf(deps)?.overflowed && now - state.scannedAt < SCAN_EVERY_MS) return false;
-      state.scannedAt = now;
+      if (!state.handoff?.overflowed && now - job.scannedAt < SCAN_EVERY_MS) return false;
+      job.scannedAt = now;
       return true;
     },
   };

@@ -8,10 +8,10 @@ import { newId } from '../../platform/ids.js';
 import { eventsBodyValidator } from './body-check.js';
 import { toPendingBatch } from './decode.js';
 import { checkEffectOrder } from './effect.js';
-import { handoffOf } from './handoff.js';
 import { EVENT_PROCESSOR } from './processor.js';
 import { createEventRecorder, type EventRecorder } from './recorder.js';
 import { eventsAccepted, eventsBody } from './schema.js';
+import { eventsState } from './state.js';
 import { createEventWriter, type EventWriter } from './writer.js';
 
 /**
@@ -58,11 +58,12 @@ declare module 'fastify' {
 function createAppEventWriter(app: FastifyInstance): EventWriter {
   const { database } = app.deps;
   const wake = throttledWake(() => app.deps.wakeWorker(EVENT_PROCESSOR), PROCESSOR_WAKE_MS);
-  const handoff = handoffOf(app.deps);
+  const state = eventsState(app.deps);
+  const { handoff } = state;
   const writer = createEventWriter({
     database,
     onCommitted: (batches) => {
-      app.deps.hotPathActiveAt = Date.now();
+      state.hotPathActiveAt = Date.now();
       if (handoff) {
         for (const b of batches) {
           const events = b.events;

@@ -22,12 +22,11 @@ const tags = ['sdk'];
 
 /**
  * Session answers (tens of kB of JSON) are compressed when the client accepts it: brotli at
- * quality 1, else gzip at level 1, from 1 kB up. On the side-by-side fixture's 70.7 kB answer
- * (bench/compression.ts): brotli q1 5.5 kB for ~55 µs of CPU, where q4 saves 0.4 kB more for
- * 3.5× the CPU and gzip level 6 gives 5.8 kB for 4×. Smaller answers and the other SDK endpoints
- * (config: a few hundred bytes) are sent as they are.
+ * quality 1, else gzip at level 1, from 1 kB up. Higher levels save little more for several times
+ * the CPU (bench/compression.ts; bench/README.md, "Session compression"). Smaller answers and the
+ * other SDK endpoints (config: a few hundred bytes) are sent as they are.
  */
-export const SESSION_COMPRESSION = {
+const SESSION_COMPRESSION = {
   threshold: 1024,
   encodings: ['br', 'gzip'] as ('br' | 'gzip')[],
   brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } },
