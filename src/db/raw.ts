@@ -1,4 +1,4 @@
-import type { SQL } from 'drizzle-orm';
+import { type Column, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 
 interface RawClient {
@@ -21,6 +21,16 @@ export async function sqlRows<T>(exec: Executor, query: SQL): Promise<T[]> {
   const res = await exec.execute(query);
   return (res as unknown as { rows: T[] }).rows;
 }
+
+/**
+ * The columns' bare names, comma-separated, for the column list of a raw INSERT or ON CONFLICT
+ * (a column in drizzle's `sql` prints qualified by its table, which those lists refuse).
+ */
+export const columnNames = (...columns: Column[]): SQL =>
+  sql.join(
+    columns.map((c) => sql.identifier(c.name)),
+    sql`, `,
+  );
 
 /** Joins the parts of an in-memory row key (NUL never occurs in ids, days or selectors). */
 export const SEP = '\u0000';
