@@ -2,7 +2,7 @@ import { and, eq, isNull, notExists, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/client.js';
 import { preparedQuery } from '../../db/prepared.js';
-import { columnNames, columnsOf, SEP, sortedByKey, sqlRows } from '../../db/raw.js';
+import { columnNames, columnsOf, fixedQuery, SEP, sortedByKey } from '../../db/raw.js';
 import { endUserItemStates, endUsers } from '../../db/schema/index.js';
 import { newId } from '../../platform/ids.js';
 
@@ -172,29 +172,26 @@ export async function moveItemStatesOf(
 
 export type EndUserOfUserId = Pick<EndUserRow, 'id' | 'tenantId'> & { userId: string };
 
+const END_USERS_OF_USER_IDS = fixedQuery<EndUserOfUserId>(sql`
+  select u.id as "id", p.tenant_id as "tenantId", p.user_id as "userId"
+  from unnest(${sql.placeholder('tenantIds')}::uuid[], ${sql.placeholder('userIds')}::text[]) as p (tenant_id, user_id)
+  cross join lateral end_user_of(p.tenant_id, p.user_id, null) u`);
+
 /**
  * The end users of (tenant, userId) pairs (`tenantIds[i]`, `userIds[i]`) by the resolution rule
- * (`end_user_of`, migration 0021), for a chunk of events in one statement; pairs with none are
- * left out.
+ * (`end_user_of`, migration 0021), for a chunk of events in one statement (its text built once:
+ * event processing); pairs with none are left out.
  */
-export function findEndUsersOfUserIds(
+export const findEndUsersOfUserIds = (
   exec: Executor,
   pairs: { tenantIds: string[]; userIds: string[] },
-): Promise<EndUserOfUserId[]> {
-  return sqlRows<EndUserOfUserId>(
-    exec,
-    sql`
-    select u.id as "id", p.tenant_id as "tenantId", p.user_id as "userId"
-    from unnest(${sql.param(pairs.tenantIds)}::uuid[], ${sql.param(pairs.userIds)}::text[]) as p (tenant_id, user_id)
-    cross join lateral end_user_of(p.tenant_id, p.user_id, null) u`,
-  );
-}
+): Promise<EndUserOfUserId[]> => END_USERS_OF_USER_IDS(exec, pairs);
 
 // ---- activity (event processing) -------------------------------------------------------------
 
-// The three statements of the activity effect (events' hot path) stay fixed SQL text run as
-// named prepared statements (parsed and planned once per connection; bench/RESULTS.md, "Processing
-// CPU per event", and bench/README.md on prepared statements): their rows come as column arrays
+// The three statements of the activity effect (the events' hot path) stay fixed SQL text run as
+// named prepared statements, parsed and planned once per connection (bench/RESULTS.md, "Stores of
+// flows, content, audiences, translations and end-users"): their rows come as column arrays
 // (unnest), and their conflict rules, CTEs and `end_user_of` calls have no query-builder form.
 
 /** An end user seen in a chunk: its tenant, external id or anonymous id, earliest and latest event. */

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client.js';
-import { sqlRows } from '../../../db/raw.js';
+import { fixedQuery } from '../../../db/raw.js';
 import { type ContentStatus, type ContentType, contentItems } from '../../../db/schema/index.js';
 import { isUuid } from '../../../platform/ids.js';
 import { liveAt } from '../../../platform/schedule.js';
@@ -117,22 +117,20 @@ export type SurveyQuestionsRow = Pick<ContentItemRow, 'id' | 'tenantId' | 'statu
   questions: unknown[] | null;
 };
 
+const SURVEYS_OF = fixedQuery<SurveyQuestionsRow>(sql`
+  select ${contentItems.id} as "id", ${contentItems.tenantId} as "tenantId",
+         ${contentItems.status} as "status", ${contentItems.body} -> 'questions' as "questions"
+  from ${contentItems}
+  join unnest(${sql.placeholder('tenantIds')}::uuid[], ${sql.placeholder('ids')}::uuid[]) as p (tenant_id, id)
+    on ${contentItems.tenantId} = p.tenant_id and ${contentItems.id} = p.id
+  where ${contentItems.type} = 'surveys'`);
+
 /**
- * The surveys among (tenant, id) pairs (`tenantIds[i]`, `ids[i]`), any status: one statement
- * for a whole chunk of events (an unnest join; the query builder has no unnest).
+ * The surveys among (tenant, id) pairs (`tenantIds[i]`, `ids[i]`), any status, for a chunk of
+ * events in one statement (an unnest join, which the query builder has no form for; its text
+ * built once: event processing).
  */
-export function findSurveysOf(
+export const findSurveysOf = (
   exec: Executor,
   pairs: { tenantIds: string[]; ids: string[] },
-): Promise<SurveyQuestionsRow[]> {
-  return sqlRows<SurveyQuestionsRow>(
-    exec,
-    sql`
-    select ${contentItems.id} as "id", ${contentItems.tenantId} as "tenantId",
-           ${contentItems.status} as "status", ${contentItems.body} -> 'questions' as "questions"
-    from ${contentItems}
-    join unnest(${sql.param(pairs.tenantIds)}::uuid[], ${sql.param(pairs.ids)}::uuid[]) as p (tenant_id, id)
-      on ${contentItems.tenantId} = p.tenant_id and ${contentItems.id} = p.id
-    where ${contentItems.type} = 'surveys'`,
-  );
-}
+): Promise<SurveyQuestionsRow[]> => SURVEYS_OF(exec, pairs);

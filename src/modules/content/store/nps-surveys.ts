@@ -1,6 +1,6 @@
 import { and, asc, count, eq, gte, lte, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client.js';
-import { sqlRows } from '../../../db/raw.js';
+import { fixedQuery } from '../../../db/raw.js';
 import { npsResponses, npsSurveys } from '../../../db/schema/index.js';
 import { isUuid } from '../../../platform/ids.js';
 import { audienceReferrers } from '../../audiences/index.js';
@@ -73,20 +73,17 @@ export const npsSurveysTargetingAudience = audienceReferrers(npsSurveys, {
 
 export type NpsSurveyStatusRow = Pick<NpsSurveyRow, 'id' | 'tenantId' | 'status'>;
 
+const NPS_SURVEYS_OF = fixedQuery<NpsSurveyStatusRow>(sql`
+  select ${npsSurveys.id} as "id", ${npsSurveys.tenantId} as "tenantId", ${npsSurveys.status} as "status"
+  from ${npsSurveys}
+  join unnest(${sql.placeholder('tenantIds')}::uuid[], ${sql.placeholder('ids')}::uuid[]) as p (tenant_id, id)
+    on ${npsSurveys.tenantId} = p.tenant_id and ${npsSurveys.id} = p.id`);
+
 /**
- * The NPS surveys among (tenant, id) pairs (`tenantIds[i]`, `ids[i]`), any status: one
- * statement for a whole chunk of events (an unnest join; the query builder has no unnest).
+ * The NPS surveys among (tenant, id) pairs (`tenantIds[i]`, `ids[i]`), any status, for a chunk
+ * of events in one statement (an unnest join; its text built once: event processing).
  */
-export function findNpsSurveysOf(
+export const findNpsSurveysOf = (
   exec: Executor,
   pairs: { tenantIds: string[]; ids: string[] },
-): Promise<NpsSurveyStatusRow[]> {
-  return sqlRows<NpsSurveyStatusRow>(
-    exec,
-    sql`
-    select ${npsSurveys.id} as "id", ${npsSurveys.tenantId} as "tenantId", ${npsSurveys.status} as "status"
-    from ${npsSurveys}
-    join unnest(${sql.param(pairs.tenantIds)}::uuid[], ${sql.param(pairs.ids)}::uuid[]) as p (tenant_id, id)
-      on ${npsSurveys.tenantId} = p.tenant_id and ${npsSurveys.id} = p.id`,
-  );
-}
+): Promise<NpsSurveyStatusRow[]> => NPS_SURVEYS_OF(exec, pairs);

@@ -1,6 +1,6 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client.js';
-import { columnNames, columnsOf } from '../../../db/raw.js';
+import { columnNames, columnsOf, fixedQuery } from '../../../db/raw.js';
 import { npsResponses, surveyResponses } from '../../../db/schema/index.js';
 import { newId } from '../../../platform/ids.js';
 import { listPage, type PageRequest } from '../../../platform/pagination.js';
@@ -76,12 +76,20 @@ export function listNpsResponsesPage(
 const freshId = () => newId();
 
 // The inserts of event processing: one statement per chunk whatever its size, from column arrays
-// (unnest, which the query builder has no form for); a replayed event (same tenant and event
-// id) inserts nothing.
+// (unnest, which the query builder has no form for; the text built once); a replayed event (same
+// tenant and event id) inserts nothing.
+
+const sr = surveyResponses;
+const INSERT_SURVEY_RESPONSES = fixedQuery(sql`
+  insert into ${sr} (${columnNames(sr.id, sr.tenantId, sr.surveyId, sr.endUserId, sr.response, sr.submittedAt, sr.eventId)})
+  select * from unnest(${sql.placeholder('ids')}::uuid[], ${sql.placeholder('tenantIds')}::uuid[],
+    ${sql.placeholder('surveyIds')}::uuid[], ${sql.placeholder('endUserIds')}::uuid[],
+    ${sql.placeholder('responses')}::jsonb[], ${sql.placeholder('submittedAts')}::timestamptz[],
+    ${sql.placeholder('eventIds')}::uuid[])
+  on conflict (${columnNames(sr.tenantId, sr.eventId)}) do nothing`);
 
 export async function insertSurveyResponses(exec: Executor, rows: NewSurveyResponse[]): Promise<void> {
   if (rows.length === 0) return;
-  const t = surveyResponses;
   const [ids, tenantIds, surveyIds, endUserIds, responses, submittedAts, eventIds] = columnsOf(rows, [
     freshId,
     'tenantId',
@@ -91,27 +99,42 @@ export async function insertSurveyResponses(exec: Executor, rows: NewSurveyRespo
     'submittedAt',
     'eventId',
   ]);
-  await exec.execute(sql`
-    insert into ${t} (${columnNames(t.id, t.tenantId, t.surveyId, t.endUserId, t.response, t.submittedAt, t.eventId)})
-    select * from unnest(${sql.param(ids)}::uuid[], ${sql.param(tenantIds)}::uuid[], ${sql.param(surveyIds)}::uuid[],
-      ${sql.param(endUserIds)}::uuid[], ${sql.param(responses)}::jsonb[], ${sql.param(submittedAts)}::timestamptz[],
-      ${sql.param(eventIds)}::uuid[])
-    on conflict (${columnNames(t.tenantId, t.eventId)}) do nothing`);
+  await INSERT_SURVEY_RESPONSES(exec, {
+    ids,
+    tenantIds,
+    surveyIds,
+    endUserIds,
+    responses,
+    submittedAts,
+    eventIds,
+  });
 }
+
+const nr = npsResponses;
+const INSERT_NPS_RESPONSES = fixedQuery(sql`
+  insert into ${nr} (${columnNames(nr.id, nr.tenantId, nr.npsSurveyId, nr.endUserId, nr.score, nr.comment, nr.submittedAt, nr.eventId)})
+  select * from unnest(${sql.placeholder('ids')}::uuid[], ${sql.placeholder('tenantIds')}::uuid[],
+    ${sql.placeholder('npsSurveyIds')}::uuid[], ${sql.placeholder('endUserIds')}::uuid[],
+    ${sql.placeholder('scores')}::int[], ${sql.placeholder('comments')}::text[],
+    ${sql.placeholder('submittedAts')}::timestamptz[], ${sql.placeholder('eventIds')}::uuid[])
+  on conflict (${columnNames(nr.tenantId, nr.eventId)}) do nothing`);
 
 export async function insertNpsResponses(exec: Executor, rows: NewNpsResponse[]): Promise<void> {
   if (rows.length === 0) return;
-  const t = npsResponses;
   const [ids, tenantIds, npsSurveyIds, endUserIds, scores, comments, submittedAts, eventIds] = columnsOf(
     rows,
     [freshId, 'tenantId', 'npsSurveyId', 'endUserId', 'score', 'comment', 'submittedAt', 'eventId'],
   );
-  await exec.execute(sql`
-    insert into ${t} (${columnNames(t.id, t.tenantId, t.npsSurveyId, t.endUserId, t.score, t.comment, t.submittedAt, t.eventId)})
-    select * from unnest(${sql.param(ids)}::uuid[], ${sql.param(tenantIds)}::uuid[], ${sql.param(npsSurveyIds)}::uuid[],
-      ${sql.param(endUserIds)}::uuid[], ${sql.param(scores)}::int[], ${sql.param(comments)}::text[],
-      ${sql.param(submittedAts)}::timestamptz[], ${sql.param(eventIds)}::uuid[])
-    on conflict (${columnNames(t.tenantId, t.eventId)}) do nothing`);
+  await INSERT_NPS_RESPONSES(exec, {
+    ids,
+    tenantIds,
+    npsSurveyIds,
+    endUserIds,
+    scores,
+    comments,
+    submittedAts,
+    eventIds,
+  });
 }
 
 /** Identify's merge: every response of end user `fromId` becomes `toId`'s. */
