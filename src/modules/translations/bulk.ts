@@ -4,7 +4,8 @@ import { type ValidationIssue, validationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js';
 import { assertFeatureEnabled } from '../pricing/index.js';
 import type { BulkTranslationRow } from './schemas.js';
-import { listLocales, upsertTranslationRows } from './store.js';
+import { listLocales } from './store/locales.js';
+import { upsertTranslationRows } from './store/translations.js';
 
 /**
  * POST /api/translations/bulk: all or nothing. Every row is checked first (unknown locale →

@@ -12,4 +12,4 @@ export { resolveLocale } from './locales.js';
 export type { TranslatedFields } from './localize.js';
 export { applyTranslations, loadTranslations } from './localize.js';
 export { upsertTranslation } from './service.js';
-export { listLocales } from './store.js';
+export { listLocales } from './store/locales.js';

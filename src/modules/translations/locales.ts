@@ -6,9 +6,7 @@ import { newId } from '../../platform/ids.js';
 import { assertFeatureEnabled } from '../pricing/index.js';
 import type { CreateLocaleInput, UpdateLocaleInput } from './schemas.js';
 import {
-  countTranslationsOfLocale,
   deleteLocaleRow,
-  deleteTranslationsOfLocale,
   findLocale,
   findLocaleByCode,
   findOldestLocale,
@@ -19,7 +17,8 @@ import {
   lockTenantLocales,
   unsetDefaultLocale,
   updateLocaleRow,
-} from './store.js';
+} from './store/locales.js';
+import { countTranslationsOfLocale, deleteTranslationsOfLocale } from './store/translations.js';
 
 /**
  * Locales of a tenant. Invariant: once a tenant has locales, exactly one is the default.

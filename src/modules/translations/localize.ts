@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/client.js';
 import { isPlainObject } from '../../engine/json.js';
 import { FORBIDDEN_SEGMENTS } from '../../engine/rules.js';
-import { findTranslationsOf } from './store.js';
+import { findTranslationsOf } from './store/translations.js';
 
 /**
  * Delivery-side translation (SDK sessions and anything that serves content in a locale).

@@ -17,7 +17,7 @@ import {
   updateTranslationAtKey,
   updateTranslationById,
   upsertTranslationRow,
-} from './store.js';
+} from './store/translations.js';
 
 /**
  * Translations: one value per (locale, contentType, contentId, fieldName). Every write bumps

@@ -1,6 +1,6 @@
 import { percentage } from '../../engine/math.js';
 import type { ServiceCtx } from '../../platform/context.js';
-import { countTranslatedKeys } from './store.js';
+import { countTranslatedKeys } from './store/translations.js';
 
 export interface LocaleStatus {
   localeCode: string;
