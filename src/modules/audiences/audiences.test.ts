@@ -7,7 +7,7 @@ import { auditLogs } from '../../db/schema/index.js';
 import type { ModuleManifest } from '../../deps.js';
 import type { Referrer } from '../../platform/references.js';
 import { allModules } from '../index.js';
-import { loadLiveAudiences } from './service.js';
+import { loadLiveAudiences } from './store.js';
 
 let t: TestApp;
 let acme: TenantFixture;

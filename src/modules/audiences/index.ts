@@ -8,7 +8,6 @@ export const audiencesModule: ModuleManifest = {
 };
 
 // The surface other modules use.
-export { assertAudienceUsable } from './lookup.js';
-export { audienceReferrers } from './referrers.js';
 export { createAudienceBody } from './schemas.js';
-export { loadLiveAudiences } from './service.js';
+export { assertAudienceUsable } from './service.js';
+export { audienceReferrers, loadLiveAudiences } from './store.js';

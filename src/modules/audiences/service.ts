@@ -1,18 +1,21 @@
-import { and, count, desc, eq, ilike, inArray, isNull, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { audiences } from '../../db/schema/index.js';
-import { evaluateRules, type RuleNode } from '../../engine/rules.js';
+import { evaluateRules } from '../../engine/rules.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { AppError, notFound } from '../../platform/errors.js';
-import { isUuid, newId } from '../../platform/ids.js';
-import { containsPattern, listPage, type PageRequest } from '../../platform/pagination.js';
+import { newId } from '../../platform/ids.js';
+import type { PageRequest } from '../../platform/pagination.js';
 import type { ReferenceRegistry } from '../../platform/references.js';
+import { assertReference } from '../../platform/references-check.js';
 import { sameJson } from '../../platform/same-json.js';
 import { transitionTable } from '../../platform/state-machine.js';
-import { findAudience, live } from './lookup.js';
 import type { CreateAudienceInput, EvaluationContext, UpdateAudienceInput } from './schemas.js';
-
-type Audience = typeof audiences.$inferSelect;
+import {
+  type AudienceRow,
+  findAudience,
+  insertAudience,
+  listAudiencesPage,
+  updateAudienceRow,
+} from './store.js';
 
 /**
  * An audience is ACTIVE until soft-deleted. Reads (and so delete) only see ACTIVE ones, so
@@ -30,50 +33,33 @@ async function mustFind(
   tenantId: string,
   id: string,
   opts?: Parameters<typeof findAudience>[3],
-): Promise<Audience> {
+): Promise<AudienceRow> {
   const row = await findAudience(exec, tenantId, id, opts);
   if (!row) throw notFound('Audience');
   return row;
 }
 
-export function listAudiences(ctx: ServiceCtx, query: PageRequest & { search?: string | undefined }) {
-  const where: SQL[] = [eq(audiences.tenantId, ctx.tenantId), isNull(audiences.deletedAt)];
-  if (query.search) where.push(ilike(audiences.name, containsPattern(query.search)));
-  return listPage(
-    ctx.db
-      .select()
-      .from(audiences)
-      .where(and(...where))
-      .orderBy(desc(audiences.createdAt), desc(audiences.id)),
-    ctx.db
-      .select({ n: count() })
-      .from(audiences)
-      .where(and(...where)),
-    query,
-  );
-}
+export const listAudiences = (ctx: ServiceCtx, query: PageRequest & { search?: string | undefined }) =>
+  listAudiencesPage(ctx.db, ctx.tenantId, query, query);
 
 export const getAudience = (ctx: ServiceCtx, id: string) => mustFind(ctx.db, ctx.tenantId, id);
 
 export async function createAudience(ctx: ServiceCtx, input: CreateAudienceInput) {
   return ctx.db.transaction(async (tx) => {
-    const [row] = await tx
-      .insert(audiences)
-      .values({
-        id: newId(),
-        tenantId: ctx.tenantId,
-        name: input.name,
-        description: input.description ?? null,
-        ruleTree: input.ruleTree,
-      })
-      .returning();
+    const row = await insertAudience(tx, {
+      id: newId(),
+      tenantId: ctx.tenantId,
+      name: input.name,
+      description: input.description ?? null,
+      ruleTree: input.ruleTree,
+    });
     await audit(ctx, tx, {
       action: 'AUDIENCE_CREATED',
       entityType: 'audience',
-      entityId: row!.id,
-      metadata: { name: row!.name },
+      entityId: row.id,
+      metadata: { name: row.name },
     });
-    return row!;
+    return row;
   });
 }
 
@@ -81,7 +67,7 @@ export async function createAudience(ctx: ServiceCtx, input: CreateAudienceInput
 export async function updateAudience(ctx: ServiceCtx, id: string, input: UpdateAudienceInput) {
   return ctx.db.transaction(async (tx) => {
     const current = await mustFind(tx, ctx.tenantId, id, { lock: true });
-    const changes: Partial<Pick<Audience, 'name' | 'description' | 'ruleTree'>> = {};
+    const changes: Partial<Pick<AudienceRow, 'name' | 'description' | 'ruleTree'>> = {};
     if (input.name !== undefined && input.name !== current.name) changes.name = input.name;
     if (input.description !== undefined && input.description !== current.description) {
       changes.description = input.description;
@@ -91,11 +77,7 @@ export async function updateAudience(ctx: ServiceCtx, id: string, input: UpdateA
     }
     const changedFields = Object.keys(changes);
     if (changedFields.length === 0) return current;
-    const [row] = await tx
-      .update(audiences)
-      .set({ ...changes, updatedAt: ctx.now })
-      .where(live(ctx.tenantId, current.id))
-      .returning();
+    const row = await updateAudienceRow(tx, ctx.tenantId, current.id, { ...changes, updatedAt: ctx.now });
     await audit(ctx, tx, {
       action: 'AUDIENCE_UPDATED',
       entityType: 'audience',
@@ -126,11 +108,10 @@ export async function deleteAudience(
         referrers,
       );
     }
-    const [row] = await tx
-      .update(audiences)
-      .set({ deletedAt: ctx.now, updatedAt: ctx.now })
-      .where(live(ctx.tenantId, current.id))
-      .returning();
+    const row = await updateAudienceRow(tx, ctx.tenantId, current.id, {
+      deletedAt: ctx.now,
+      updatedAt: ctx.now,
+    });
     await audit(ctx, tx, {
       action: 'AUDIENCE_DELETED',
       entityType: 'audience',
@@ -145,11 +126,13 @@ export async function restoreAudience(ctx: ServiceCtx, id: string) {
   return ctx.db.transaction(async (tx) => {
     const found = await mustFind(tx, ctx.tenantId, id, { lock: true, includeDeleted: true });
     audienceLifecycle.apply(stateOf(found), 'restore');
-    const [row] = await tx
-      .update(audiences)
-      .set({ deletedAt: null, updatedAt: ctx.now })
-      .where(and(eq(audiences.tenantId, ctx.tenantId), eq(audiences.id, found.id)))
-      .returning();
+    const row = await updateAudienceRow(
+      tx,
+      ctx.tenantId,
+      found.id,
+      { deletedAt: null, updatedAt: ctx.now },
+      { includeDeleted: true },
+    );
     await audit(ctx, tx, {
       action: 'AUDIENCE_UPDATED',
       entityType: 'audience',
@@ -167,24 +150,14 @@ export async function evaluateAudience(ctx: ServiceCtx, id: string, context: Eva
   return { ...result, audienceId, context };
 }
 
-/**
- * For SDK delivery: id → rule tree of the tenant's live (non-deleted) audiences, optionally only
- * those among `ids`. Evaluate with `matchesRules(tree, context)` from src/engine/rules.ts.
- */
-export async function loadLiveAudiences(
+/** For modules whose records target an audience: 400 at `path` unless it is a live audience of the tenant. */
+export async function assertAudienceUsable(
   exec: Executor,
   tenantId: string,
-  ids?: readonly string[],
-): Promise<Map<string, RuleNode>> {
-  const where: SQL[] = [eq(audiences.tenantId, tenantId), isNull(audiences.deletedAt)];
-  if (ids) {
-    const wanted = [...new Set(ids.filter(isUuid))];
-    if (wanted.length === 0) return new Map();
-    where.push(inArray(audiences.id, wanted));
-  }
-  const rows = await exec
-    .select({ id: audiences.id, ruleTree: audiences.ruleTree })
-    .from(audiences)
-    .where(and(...where));
-  return new Map(rows.map((r) => [r.id, r.ruleTree]));
+  audienceId: string,
+  path = 'audienceId',
+) {
+  await assertReference(audienceId, path, 'Audience', async (id) =>
+    Boolean(await findAudience(exec, tenantId, id)),
+  );
 }

@@ -1,57 +1,32 @@
-import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { CONTENT_STATUSES, type ContentStatus, contentItems } from '../../db/schema/index.js';
 import { recordAudits } from '../../platform/audit.js';
 import type { Referrer } from '../../platform/references.js';
 import { sourceStates, stateColumns } from '../../platform/state-machine.js';
 import { CONTENT_TYPE_LIST } from './definitions.js';
 import { contentLifecycle, transitionAudit } from './lifecycle.js';
+import { type ContentItemsToMove, moveContentItems } from './store/content-items.js';
+import { CONTENT_STATUSES } from './store/records.js';
 
 type BulkAction = 'publishDue' | 'expire' | 'unpublish';
-
-const at = (now: Date) => sql`${now.toISOString()}::timestamptz`;
 
 /** The types the scheduler publishes at scheduledAt. */
 const SCHEDULED_TYPES = CONTENT_TYPE_LIST.filter((def) => def.scheduled).map((def) => def.slug);
 
 /**
- * One conditional UPDATE over every item in a source state of `action` that meets `condition`,
+ * One conditional UPDATE over every item in a source state of `action` that `which` names,
  * with one audit row per changed item, on the caller's executor (the scheduler's transaction,
- * or the flow deletion's). The rows are locked before they are changed and the state condition
- * is re-checked after a wait, so concurrent runs (several instances) change each row once.
+ * or the flow deletion's); concurrent runs (several instances) change each row once.
  */
 async function bulkTransition(
   exec: Executor,
   action: BulkAction,
-  condition: SQL,
+  which: ContentItemsToMove,
   now: Date,
   auditMetadata: Record<string, unknown>,
 ) {
   const from = sourceStates(contentLifecycle, action, CONTENT_STATUSES);
   const to = contentLifecycle.apply(from[0]!, action);
-  const target = exec.$with('target').as(
-    exec
-      .select({
-        id: contentItems.id,
-        fromStatus: sql<ContentStatus>`${contentItems.status}`.as('from_status'),
-      })
-      .from(contentItems)
-      .where(and(inArray(contentItems.status, from), condition))
-      .for('update'),
-  );
-  const rows = await exec
-    .with(target)
-    .update(contentItems)
-    .set(stateColumns(from, to, now))
-    .from(target)
-    .where(eq(contentItems.id, target.id))
-    .returning({
-      id: contentItems.id,
-      tenantId: contentItems.tenantId,
-      type: contentItems.type,
-      name: contentItems.name,
-      fromStatus: target.fromStatus,
-    });
+  const rows = await moveContentItems(exec, from, stateColumns(from, to, now), which);
   await recordAudits(
     exec,
     rows.map((r) => {
@@ -73,7 +48,7 @@ export async function publishDueAnnouncements(exec: Executor, now: Date): Promis
   const rows = await bulkTransition(
     exec,
     'publishDue',
-    sql`${inArray(contentItems.type, SCHEDULED_TYPES)} and ${contentItems.scheduledAt} <= ${at(now)}`,
+    { kind: 'scheduledAtReached', now, types: SCHEDULED_TYPES },
     now,
     { automatic: true },
   );
@@ -82,13 +57,7 @@ export async function publishDueAnnouncements(exec: Executor, now: Date): Promis
 
 /** PUBLISHED or SCHEDULED items whose expiresAt has passed → ARCHIVED. Returns how many changed. */
 export async function archiveExpiredContent(exec: Executor, now: Date): Promise<number> {
-  const rows = await bulkTransition(
-    exec,
-    'expire',
-    sql`${contentItems.expiresAt} is not null and ${contentItems.expiresAt} <= ${at(now)}`,
-    now,
-    { automatic: true },
-  );
+  const rows = await bulkTransition(exec, 'expire', { kind: 'expired', now }, now, { automatic: true });
   return rows.length;
 }
 
@@ -102,12 +71,10 @@ export async function unpublishTaskListsForFlow(
   flowId: string,
   now: Date,
 ): Promise<Referrer[]> {
-  const needle = JSON.stringify([{ actionType: 'COMPLETE_FLOW', actionConfig: { flowId } }]);
   const rows = await bulkTransition(
     exec,
     'unpublish',
-    sql`${contentItems.tenantId} = ${tenantId} and ${contentItems.type} = 'task-lists'
-      and ${contentItems.body} -> 'items' @> ${needle}::jsonb`,
+    { kind: 'taskListsLaunchingFlow', tenantId, flowId },
     now,
     { reason: 'flow-deleted', flowId },
   );

@@ -14,7 +14,6 @@ import {
   recordOf,
 } from './definitions.js';
 import { CONTENT_ACTIONS, type ContentAction } from './lifecycle.js';
-import { listSurveyResponses } from './responses.js';
 import { contentListQuery, surveyResponseList } from './schemas.js';
 import {
   type ContentInput,
@@ -22,6 +21,7 @@ import {
   createContent,
   getContent,
   listContent,
+  listSurveyResponses,
   updateContent,
 } from './service.js';
 

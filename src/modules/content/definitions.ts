@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
-import { CONTENT_STATUSES, CONTENT_TYPES, type ContentType } from '../../db/schema/index.js';
 import { randomHex } from '../../platform/crypto.js';
 import { int32, jsonObject, nonNegativeInt32, timestamp, uuid } from '../../platform/http/schemas.js';
 import { assertFlowUsable } from '../flows/index.js';
 import type { PlanFeatureKey } from '../pricing/index.js';
+import { CONTENT_STATUSES, CONTENT_TYPES, type ContentType } from './store/records.js';
 import { triggerConfigRecord, triggerConfigSchema } from './triggers.js';
 
 /**

@@ -1,13 +1,13 @@
-import { and, asc, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Executor } from '../../db/client.js';
-import { CONTENT_TYPES, contentItems, npsSurveys } from '../../db/schema/index.js';
-import { liveAt } from '../../platform/schedule.js';
 import type { DeliveryContributor } from '../delivery/index.js';
 import { contentUrlCondition, encodeRecord, servableOf, TRANSLATION_TYPES } from '../delivery/index.js';
 import { CONTENT_DEFS, recordOf, type SurveyQuestion } from './definitions.js';
 import { type ContentRecord, type NpsSurveyRecord, toContentRecord } from './records.js';
 import { npsSurvey } from './schemas.js';
+import { listLiveContentItems } from './store/content-items.js';
+import { listPublishedNpsSurveys } from './store/nps-surveys.js';
+import { CONTENT_TYPES } from './store/records.js';
 
 /**
  * What the SDK may serve a tenant's end users now: PUBLISHED, unexpired content items of every
@@ -20,16 +20,8 @@ export async function loadDeliverableContent(
   now: Date,
 ): Promise<{ content: ContentRecord[]; npsSurveys: NpsSurveyRecord[] }> {
   const [items, surveys] = await Promise.all([
-    exec
-      .select()
-      .from(contentItems)
-      .where(and(eq(contentItems.tenantId, tenantId), liveAt(contentItems, now)))
-      .orderBy(asc(contentItems.createdAt), asc(contentItems.id)),
-    exec
-      .select()
-      .from(npsSurveys)
-      .where(and(eq(npsSurveys.tenantId, tenantId), eq(npsSurveys.status, 'PUBLISHED')))
-      .orderBy(asc(npsSurveys.createdAt), asc(npsSurveys.id)),
+    listLiveContentItems(exec, tenantId, now),
+    listPublishedNpsSurveys(exec, tenantId),
   ]);
   return { content: items.map(toContentRecord), npsSurveys: surveys };
 }

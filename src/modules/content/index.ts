@@ -1,13 +1,13 @@
-import { contentItems, npsSurveys } from '../../db/schema/index.js';
 import type { ModuleManifest } from '../../deps.js';
 import { scheduledMovesJob } from '../../platform/schedule.js';
-import { audienceReferrers } from '../audiences/index.js';
 import { archiveExpiredContent, publishDueAnnouncements, unpublishTaskListsForFlow } from './bulk.js';
 import { contentTag } from './content-routes.js';
 import { CONTENT_TYPE_LIST } from './definitions.js';
 import { contentDelivery } from './delivery-contributor.js';
 import { moveResponses, surveyResponsesEffect } from './responses-effect.js';
 import { contentRoutes } from './routes.js';
+import { contentItemsTargetingAudience } from './store/content-items.js';
+import { npsSurveysTargetingAudience } from './store/nps-surveys.js';
 
 /** Six content types under /api/content/:type, NPS surveys under /api/nps-surveys, and their responses. */
 export const contentModule: ModuleManifest = {
@@ -31,16 +31,8 @@ export const contentModule: ModuleManifest = {
   delivery: [contentDelivery],
   endUserMergers: [moveResponses],
   referenceFinders: [
-    {
-      target: 'audience',
-      name: 'content',
-      find: audienceReferrers(contentItems, { type: contentItems.type, archived: 'ARCHIVED' }),
-    },
-    {
-      target: 'audience',
-      name: 'nps-surveys',
-      find: audienceReferrers(npsSurveys, { type: 'nps-survey', archived: 'ARCHIVED' }),
-    },
+    { target: 'audience', name: 'content', find: contentItemsTargetingAudience },
+    { target: 'audience', name: 'nps-surveys', find: npsSurveysTargetingAudience },
   ],
   dependentDisablers: [{ target: 'flow', name: 'task-lists', disable: unpublishTaskListsForFlow }],
 };

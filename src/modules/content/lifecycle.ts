@@ -1,5 +1,5 @@
-import type { ContentStatus } from '../../db/schema/index.js';
 import { transitionTable } from '../../platform/state-machine.js';
+import type { ContentStatus } from './store/records.js';
 
 /**
  * The lifecycle of content items and NPS surveys, as one table (spec "States and transitions /

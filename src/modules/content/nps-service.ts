@@ -1,38 +1,26 @@
-import { and, count, eq, gte, lte, type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import { npsResponses, npsSurveys } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { newId } from '../../platform/ids.js';
 import type { PageRequest } from '../../platform/pagination.js';
 import { sameJson } from '../../platform/same-json.js';
 import { assertFeatureEnabled } from '../pricing/index.js';
 import type { ContentAction } from './lifecycle.js';
-import { type NpsSurveyRecord, type NpsSurveyRow, npsListColumns } from './records.js';
+import { changeState, checkAudience, findRow, type RecordKind } from './record-service.js';
+import type { NpsSurveyRecord } from './records.js';
 import type { createNpsSurveyBody, patchNpsSurveyBody } from './schemas.js';
+import { countNpsScores, insertNpsSurvey, updateNpsSurveyRow } from './store/nps-surveys.js';
 import {
-  changeState,
-  checkAudience,
-  findRow,
-  type ListQuery,
-  listRecords,
-  listResponses,
-  storeOf,
-} from './store.js';
+  listNpsSurveysPage,
+  NPS_SURVEY_RECORDS,
+  type NpsSurveyRow,
+  type RecordListQuery,
+} from './store/records.js';
+import { listNpsResponsesPage } from './store/responses.js';
 
-const NPS_SURVEYS = storeOf(npsSurveys, { label: 'NPS survey', entityType: 'nps_survey' });
-
-const NPS_RESPONSES = {
-  table: npsResponses,
-  parent: npsResponses.npsSurveyId,
-  columns: {
-    id: npsResponses.id,
-    npsSurveyId: npsResponses.npsSurveyId,
-    endUserId: npsResponses.endUserId,
-    score: npsResponses.score,
-    comment: npsResponses.comment,
-    submittedAt: npsResponses.submittedAt,
-    tenantId: npsResponses.tenantId,
-  },
+const NPS_SURVEYS: RecordKind<NpsSurveyRow> = {
+  records: NPS_SURVEY_RECORDS,
+  label: 'NPS survey',
+  entityType: 'nps_survey',
 };
 
 export type CreateNpsSurveyInput = z.output<typeof createNpsSurveyBody>;
@@ -46,34 +34,31 @@ export async function createNpsSurvey(
     // NPS surveys are surveys: a plan feature (PLAN_FEATURE_UNAVAILABLE when the plan lacks it).
     await assertFeatureEnabled(tx, ctx.tenantId, 'surveys');
     await checkAudience(tx, ctx, input.audienceId);
-    const [row] = await tx
-      .insert(npsSurveys)
-      .values({
-        id: newId(),
-        tenantId: ctx.tenantId,
-        name: input.name,
-        siteId: input.siteId,
-        status: 'DRAFT',
-        audienceId: input.audienceId ?? null,
-        triggerConfig: input.triggerConfig ?? null,
-        question: input.question,
-        followUpQuestion: input.followUpQuestion ?? null,
-        createdAt: ctx.now,
-        updatedAt: ctx.now,
-      })
-      .returning();
+    const row = await insertNpsSurvey(tx, {
+      id: newId(),
+      tenantId: ctx.tenantId,
+      name: input.name,
+      siteId: input.siteId,
+      status: 'DRAFT',
+      audienceId: input.audienceId ?? null,
+      triggerConfig: input.triggerConfig ?? null,
+      question: input.question,
+      followUpQuestion: input.followUpQuestion ?? null,
+      createdAt: ctx.now,
+      updatedAt: ctx.now,
+    });
     await audit(ctx, tx, {
       action: 'CONTENT_CREATED',
       entityType: NPS_SURVEYS.entityType,
-      entityId: row!.id,
-      metadata: { name: row!.name, status: row!.status },
+      entityId: row.id,
+      metadata: { name: row.name, status: row.status },
     });
-    return row!;
+    return row;
   });
 }
 
-export const listNpsSurveys = (ctx: ServiceCtx, query: ListQuery) =>
-  listRecords(ctx, NPS_SURVEYS, query, npsListColumns);
+export const listNpsSurveys = (ctx: ServiceCtx, query: RecordListQuery) =>
+  listNpsSurveysPage(ctx.db, ctx.tenantId, query);
 
 export const getNpsSurvey = (ctx: ServiceCtx, id: string): Promise<NpsSurveyRecord> =>
   findRow(ctx.db, ctx, NPS_SURVEYS, id);
@@ -101,11 +86,7 @@ export async function updateNpsSurvey(
     const changed = Object.keys(changes);
     if (changed.length === 0) return row;
     await checkAudience(tx, ctx, patch.audienceId);
-    const [updated] = await tx
-      .update(npsSurveys)
-      .set({ ...changes, updatedAt: ctx.now })
-      .where(and(eq(npsSurveys.tenantId, ctx.tenantId), eq(npsSurveys.id, row.id)))
-      .returning();
+    const updated = await updateNpsSurveyRow(tx, ctx.tenantId, row.id, { ...changes, updatedAt: ctx.now });
     await audit(ctx, tx, {
       action: 'CONTENT_UPDATED',
       entityType: NPS_SURVEYS.entityType,
@@ -123,8 +104,11 @@ export const changeNpsSurveyState = (
   action: ContentAction,
 ): Promise<NpsSurveyRecord> => changeState(ctx, NPS_SURVEYS, id, action);
 
-export const listNpsResponses = (ctx: ServiceCtx, id: string, page: PageRequest) =>
-  listResponses(ctx, NPS_SURVEYS, id, page, NPS_RESPONSES);
+/** Responses to one NPS survey of the tenant (any status), newest first; 404 when it is not the tenant's. */
+export async function listNpsResponses(ctx: ServiceCtx, id: string, page: PageRequest) {
+  const survey = await findRow(ctx.db, ctx, NPS_SURVEYS, id);
+  return listNpsResponsesPage(ctx.db, ctx.tenantId, survey.id, page);
+}
 
 /** One decimal, half away from zero. */
 const round1 = (x: number) => Math.sign(x) * (Math.round(Math.abs(x) * 10 + 1e-9) / 10);
@@ -136,22 +120,12 @@ export async function getNpsResults(
   range: { startDate?: Date | undefined; endDate?: Date | undefined },
 ) {
   const survey = await findRow(ctx.db, ctx, NPS_SURVEYS, id);
-  const where: SQL[] = [eq(npsResponses.tenantId, ctx.tenantId), eq(npsResponses.npsSurveyId, survey.id)];
-  if (range.startDate) where.push(gte(npsResponses.submittedAt, range.startDate));
-  if (range.endDate) where.push(lte(npsResponses.submittedAt, range.endDate));
-  const [agg] = await ctx.db
-    .select({
-      total: count(),
-      promoters: sql<number>`count(*) filter (where ${npsResponses.score} >= 9)`.mapWith(Number),
-      passives: sql<number>`count(*) filter (where ${npsResponses.score} between 7 and 8)`.mapWith(Number),
-      detractors: sql<number>`count(*) filter (where ${npsResponses.score} <= 6)`.mapWith(Number),
-    })
-    .from(npsResponses)
-    .where(and(...where));
-  const total = agg?.total ?? 0;
-  const promoters = agg?.promoters ?? 0;
-  const passives = agg?.passives ?? 0;
-  const detractors = agg?.detractors ?? 0;
+  const { total, promoters, passives, detractors } = await countNpsScores(
+    ctx.db,
+    ctx.tenantId,
+    survey.id,
+    range,
+  );
   const pct = (n: number) => (total === 0 ? 0 : (n * 100) / total);
   return {
     npsSurveyId: survey.id,

@@ -1,11 +1,20 @@
 import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
-import { columnsOf, rawQuery } from '../../db/raw.js';
 import { isPlainObject } from '../../engine/json.js';
-import { isUuid, newId } from '../../platform/ids.js';
+import { isUuid } from '../../platform/ids.js';
+import { findEndUsersOfUserIds } from '../end-users/index.js';
 import type { EffectContext, EventEffect, ProcessedBatch, StoredEvent } from '../events/index.js';
 import type { SurveyQuestion } from './definitions.js';
 import { npsScore } from './schemas.js';
+import { findSurveysOf } from './store/content-items.js';
+import { findNpsSurveysOf } from './store/nps-surveys.js';
+import {
+  insertNpsResponses,
+  insertSurveyResponses,
+  moveResponsesOfEndUser,
+  type NewNpsResponse,
+  type NewSurveyResponse,
+} from './store/responses.js';
 
 /**
  * SURVEY_RESPONSE and NPS_RESPONSE events become survey_responses and nps_responses rows.
@@ -49,39 +58,32 @@ const pairKey = (tenantId: string, key: string) => `${tenantId}:${key}`;
 /** A uuid, lower-cased (as the database answers it), else null. */
 const uuidOf = (v: unknown) => (typeof v === 'string' && isUuid(v) ? v.toLowerCase() : null);
 
-/** The distinct (tenant, key) pairs of the keys `keyOf` finds, as columns [tenantIds, keys]; null if none. */
-function pairsOf(items: Pending[], keyOf: (e: StoredEvent) => string | null): unknown[][] | null {
+/** The distinct (tenant, key) pairs of the keys `keyOf` finds, as columns; null if none. */
+function pairsOf(
+  items: Pending[],
+  keyOf: (e: StoredEvent) => string | null,
+): { tenantIds: string[]; keys: string[] } | null {
   const seen = new Map<string, { tenantId: string; key: string }>();
   for (const { batch, event } of items) {
     const key = keyOf(event);
     if (key !== null) seen.set(pairKey(batch.tenantId, key), { tenantId: batch.tenantId, key });
   }
-  return seen.size === 0 ? null : columnsOf([...seen.values()], ['tenantId', 'key']);
+  if (seen.size === 0) return null;
+  const pairs = [...seen.values()];
+  return { tenantIds: pairs.map((p) => p.tenantId), keys: pairs.map((p) => p.key) };
 }
 
 async function loadSurveys(tx: Executor, items: Pending[]): Promise<Map<string, Survey>> {
   const pairs = pairsOf(items, (e) => uuidOf(e.properties?.surveyId));
   if (!pairs) return new Map();
-  const rows = await rawQuery<{
-    id: string;
-    tenant_id: string;
-    status: string;
-    questions: SurveyQuestion[] | null;
-  }>(
-    tx,
-    `select c.id, c.tenant_id, c.status, c.body -> 'questions' as questions
-     from content_items c join unnest($1::uuid[], $2::uuid[]) as p (tenant_id, id)
-       on c.tenant_id = p.tenant_id and c.id = p.id
-     where c.type = 'surveys'`,
-    pairs,
-  );
+  const rows = await findSurveysOf(tx, { tenantIds: pairs.tenantIds, ids: pairs.keys });
   return new Map(
     rows.map((r) => [
-      pairKey(r.tenant_id, r.id),
+      pairKey(r.tenantId, r.id),
       {
         id: r.id,
         status: r.status,
-        questions: (r.questions ?? []).map((q) => ({
+        questions: ((r.questions ?? []) as SurveyQuestion[]).map((q) => ({
           key: q.key,
           type: q.type,
           required: q.required,
@@ -98,28 +100,16 @@ const npsSurveyIdOf = (e: StoredEvent) => e.properties?.npsSurveyId ?? e.propert
 async function loadNpsSurveys(tx: Executor, items: Pending[]): Promise<Map<string, Target>> {
   const pairs = pairsOf(items, (e) => uuidOf(npsSurveyIdOf(e)));
   if (!pairs) return new Map();
-  const rows = await rawQuery<{ id: string; tenant_id: string; status: string }>(
-    tx,
-    `select s.id, s.tenant_id, s.status
-     from nps_surveys s join unnest($1::uuid[], $2::uuid[]) as p (tenant_id, id)
-       on s.tenant_id = p.tenant_id and s.id = p.id`,
-    pairs,
-  );
-  return new Map(rows.map((r) => [pairKey(r.tenant_id, r.id), { id: r.id, status: r.status }]));
+  const rows = await findNpsSurveysOf(tx, { tenantIds: pairs.tenantIds, ids: pairs.keys });
+  return new Map(rows.map((r) => [pairKey(r.tenantId, r.id), { id: r.id, status: r.status }]));
 }
 
 /** End users of the events' userIds, keyed `tenant:userId`. */
 async function loadEndUsers(tx: Executor, items: Pending[]): Promise<Map<string, string>> {
   const pairs = pairsOf(items, (e) => e.userId || null);
   if (!pairs) return new Map();
-  const rows = await rawQuery<{ id: string; tenant_id: string; external_id: string }>(
-    tx,
-    `select u.id, p.tenant_id, p.external_id
-     from unnest($1::uuid[], $2::text[]) as p (tenant_id, external_id)
-     cross join lateral end_user_of(p.tenant_id, p.external_id, null) u`,
-    pairs,
-  );
-  return new Map(rows.map((r) => [pairKey(r.tenant_id, r.external_id), r.id]));
+  const rows = await findEndUsersOfUserIds(tx, { tenantIds: pairs.tenantIds, userIds: pairs.keys });
+  return new Map(rows.map((r) => [pairKey(r.tenantId, r.userId), r.id]));
 }
 
 const unanswered = (v: unknown) =>
@@ -249,23 +239,7 @@ export function checkAnswers(
 }
 
 /** What every response row carries. */
-interface ResponseBase {
-  tenantId: string;
-  endUserId: string | null;
-  submittedAt: string;
-  eventId: string;
-}
-
-interface SurveyRow extends ResponseBase {
-  surveyId: string;
-  response: Record<string, unknown>;
-}
-
-interface NpsRow extends ResponseBase {
-  npsSurveyId: string;
-  score: number;
-  comment: string | null;
-}
+type ResponseBase = Pick<NewSurveyResponse, 'tenantId' | 'endUserId' | 'submittedAt' | 'eventId'>;
 
 /** A row, or why the event does not fit (it is then dead-lettered). */
 type Outcome<T> = T | { problem: string };
@@ -299,7 +273,7 @@ function surveyRowOf(
   item: Pending,
   surveys: Map<string, Survey>,
   endUsers: Map<string, string>,
-): Outcome<SurveyRow> {
+): Outcome<NewSurveyResponse> {
   const props = item.event.properties;
   const found = resolveTarget(item, props?.surveyId, SURVEY_REF, surveys, endUsers);
   if ('problem' in found) return found;
@@ -312,7 +286,7 @@ function npsRowOf(
   item: Pending,
   npsSurveys: Map<string, Target>,
   endUsers: Map<string, string>,
-): Outcome<NpsRow> {
+): Outcome<NewNpsResponse> {
   const found = resolveTarget(item, npsSurveyIdOf(item.event), NPS_REF, npsSurveys, endUsers);
   if ('problem' in found) return found;
   const score = npsScore.safeParse(item.event.properties?.score);
@@ -330,47 +304,6 @@ function npsRowOf(
     score: score.data,
     comment: typeof comment === 'string' && comment.trim() !== '' ? comment : null,
   };
-}
-
-const freshId = () => newId();
-
-async function insertSurveyResponses(tx: Executor, rows: SurveyRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await rawQuery(
-    tx,
-    `insert into survey_responses (id, tenant_id, survey_id, end_user_id, response, submitted_at, event_id)
-     select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::jsonb[], $6::timestamptz[], $7::uuid[])
-     on conflict (tenant_id, event_id) do nothing`,
-    columnsOf(rows, [
-      freshId,
-      'tenantId',
-      'surveyId',
-      'endUserId',
-      (r) => JSON.stringify(r.response),
-      'submittedAt',
-      'eventId',
-    ]),
-  );
-}
-
-async function insertNpsResponses(tx: Executor, rows: NpsRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await rawQuery(
-    tx,
-    `insert into nps_responses (id, tenant_id, nps_survey_id, end_user_id, score, comment, submitted_at, event_id)
-     select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::int[], $6::text[], $7::timestamptz[], $8::uuid[])
-     on conflict (tenant_id, event_id) do nothing`,
-    columnsOf(rows, [
-      freshId,
-      'tenantId',
-      'npsSurveyId',
-      'endUserId',
-      'score',
-      'comment',
-      'submittedAt',
-      'eventId',
-    ]),
-  );
 }
 
 /** The rows that fit; each event that does not is dead-lettered with its problem. */
@@ -424,11 +357,5 @@ export async function moveResponses(
   tx: Executor,
   { tenantId, fromId, toId }: { tenantId: string; fromId: string; toId: string },
 ): Promise<void> {
-  for (const table of ['survey_responses', 'nps_responses']) {
-    await rawQuery(tx, `update ${table} set end_user_id = $3 where tenant_id = $1 and end_user_id = $2`, [
-      tenantId,
-      fromId,
-      toId,
-    ]);
-  }
+  await moveResponsesOfEndUser(tx, tenantId, fromId, toId);
 }

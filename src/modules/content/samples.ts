@@ -1,4 +1,4 @@
-import type { ContentType } from '../../db/schema/index.js';
+import type { ContentType } from './store/records.js';
 
 /**
  * A minimal valid create body of each content type (beyond name and siteId): what the

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { CONTENT_STATUSES } from '../../db/schema/index.js';
 import {
   dataOf,
   isoDate,
@@ -10,6 +9,7 @@ import {
   uuid,
 } from '../../platform/http/schemas.js';
 import { paginationQuery, sortDirection } from '../../platform/pagination.js';
+import { CONTENT_STATUSES } from './store/records.js';
 import { triggerConfigRecord, triggerConfigSchema } from './triggers.js';
 
 /** Filters of the content and NPS survey lists; archived records only with `status=ARCHIVED`. */

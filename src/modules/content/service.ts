@@ -1,24 +1,31 @@
-import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { type ContentStatus, type ContentType, contentItems } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { validationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
+import type { PageRequest } from '../../platform/pagination.js';
 import { sameJson } from '../../platform/same-json.js';
 import { assertScheduleWindow } from '../../platform/schedule.js';
 import { assertFeatureEnabled } from '../pricing/index.js';
-import { COLUMN_FIELDS, CONTENT_TYPE_LIST, type ColumnField, type ContentTypeDef } from './definitions.js';
-import type { ContentAction } from './lifecycle.js';
-import { type ContentRow, contentListColumns, toContentRecord } from './records.js';
 import {
-  changeState,
-  checkAudience,
-  findRow,
-  type ListQuery,
-  listRecords,
-  type Store,
-  storeOf,
-} from './store.js';
+  COLUMN_FIELDS,
+  CONTENT_DEFS,
+  CONTENT_TYPE_LIST,
+  type ColumnField,
+  type ContentTypeDef,
+} from './definitions.js';
+import type { ContentAction } from './lifecycle.js';
+import { changeState, checkAudience, findRow, type RecordKind } from './record-service.js';
+import { toContentRecord } from './records.js';
+import { insertContentItem, updateContentItemRow } from './store/content-items.js';
+import {
+  type ContentItemRow,
+  type ContentStatus,
+  type ContentType,
+  contentItemsOfType,
+  listContentItemsPage,
+  type RecordListQuery,
+} from './store/records.js';
+import { listSurveyResponsesPage } from './store/responses.js';
 
 /** Fields every type has; the rest of a request body is the type's own. */
 const COMMON_FIELDS = new Set(['name', 'siteId', 'audienceId', 'triggerConfig']);
@@ -31,14 +38,14 @@ export type ContentInput = Record<string, unknown> & {
 };
 
 /** The items of one content type in `content_items`. */
-const STORES = Object.fromEntries(
+const KINDS = Object.fromEntries(
   CONTENT_TYPE_LIST.map((def) => [
     def.slug,
-    storeOf(contentItems, { label: def.label, entityType: def.slug, scope: eq(contentItems.type, def.slug) }),
+    { records: contentItemsOfType(def.slug), label: def.label, entityType: def.slug },
   ]),
-) as Record<ContentType, Store<ContentRow>>;
+) as Record<ContentType, RecordKind<ContentItemRow>>;
 
-export const contentStore = (def: ContentTypeDef): Store<ContentRow> => STORES[def.slug];
+const kindOf = (def: ContentTypeDef): RecordKind<ContentItemRow> => KINDS[def.slug];
 
 interface Stored {
   body: Record<string, unknown>;
@@ -100,42 +107,44 @@ export async function createContent(ctx: ServiceCtx, def: ContentTypeDef, input:
   return ctx.db.transaction(async (tx) => {
     if (def.feature) await assertFeatureEnabled(tx, ctx.tenantId, def.feature);
     await checkReferences(tx, ctx, def, input);
-    const [row] = await tx
-      .insert(contentItems)
-      .values({
-        id: newId(),
-        tenantId: ctx.tenantId,
-        type: def.slug,
-        name: input.name!,
-        siteId: input.siteId!,
-        status,
-        audienceId: input.audienceId ?? null,
-        triggerConfig: def.triggers ? ((input.triggerConfig ?? null) as ContentRow['triggerConfig']) : null,
-        ...stored,
-        publishedAt: status === 'PUBLISHED' ? now : null,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
+    const row = await insertContentItem(tx, {
+      id: newId(),
+      tenantId: ctx.tenantId,
+      type: def.slug,
+      name: input.name!,
+      siteId: input.siteId!,
+      status,
+      audienceId: input.audienceId ?? null,
+      triggerConfig: def.triggers ? ((input.triggerConfig ?? null) as ContentItemRow['triggerConfig']) : null,
+      ...stored,
+      publishedAt: status === 'PUBLISHED' ? now : null,
+      createdAt: now,
+      updatedAt: now,
+    });
     await audit(ctx, tx, {
       action: 'CONTENT_CREATED',
       entityType: def.slug,
-      entityId: row!.id,
-      metadata: { name: row!.name, status },
+      entityId: row.id,
+      metadata: { name: row.name, status },
     });
-    return toContentRecord(row!);
+    return toContentRecord(row);
   });
 }
 
-export const listContent = (ctx: ServiceCtx, def: ContentTypeDef, query: ListQuery) =>
-  listRecords(ctx, contentStore(def), query, contentListColumns);
+export const listContent = (ctx: ServiceCtx, def: ContentTypeDef, query: RecordListQuery) =>
+  listContentItemsPage(ctx.db, ctx.tenantId, def.slug, query);
 
 export async function getContent(ctx: ServiceCtx, def: ContentTypeDef, id: string) {
-  return toContentRecord(await findRow(ctx.db, ctx, contentStore(def), id));
+  return toContentRecord(await findRow(ctx.db, ctx, kindOf(def), id));
 }
 
 /** The fields of `patch` whose value differs from the row (type fields compared as stored). */
-function changedFields(def: ContentTypeDef, row: ContentRow, patch: ContentInput, stored: Stored): string[] {
+function changedFields(
+  def: ContentTypeDef,
+  row: ContentItemRow,
+  patch: ContentInput,
+  stored: Stored,
+): string[] {
   const current: Record<string, unknown> = {
     name: row.name,
     siteId: row.siteId,
@@ -164,7 +173,7 @@ function changedFields(def: ContentTypeDef, row: ContentRow, patch: ContentInput
  */
 export async function updateContent(ctx: ServiceCtx, def: ContentTypeDef, id: string, patch: ContentInput) {
   return ctx.db.transaction(async (tx) => {
-    const row = await findRow(tx, ctx, contentStore(def), id, { lock: true });
+    const row = await findRow(tx, ctx, kindOf(def), id, { lock: true });
     const stored = applyTypeFields(def, patch, {
       body: row.body,
       targetUrl: row.targetUrl,
@@ -175,20 +184,16 @@ export async function updateContent(ctx: ServiceCtx, def: ContentTypeDef, id: st
     if (changes.length === 0) return toContentRecord(row);
     await checkReferences(tx, ctx, def, patch);
     checkSchedule(def, stored, row.status);
-    const [updated] = await tx
-      .update(contentItems)
-      .set({
-        ...(patch.name !== undefined ? { name: patch.name } : {}),
-        ...(patch.siteId !== undefined ? { siteId: patch.siteId } : {}),
-        ...(patch.audienceId !== undefined ? { audienceId: patch.audienceId } : {}),
-        ...(def.triggers && patch.triggerConfig !== undefined
-          ? { triggerConfig: patch.triggerConfig as ContentRow['triggerConfig'] }
-          : {}),
-        ...stored,
-        updatedAt: ctx.now,
-      })
-      .where(and(eq(contentItems.tenantId, ctx.tenantId), eq(contentItems.id, row.id)))
-      .returning();
+    const updated = await updateContentItemRow(tx, ctx.tenantId, row.id, {
+      ...(patch.name !== undefined ? { name: patch.name } : {}),
+      ...(patch.siteId !== undefined ? { siteId: patch.siteId } : {}),
+      ...(patch.audienceId !== undefined ? { audienceId: patch.audienceId } : {}),
+      ...(def.triggers && patch.triggerConfig !== undefined
+        ? { triggerConfig: patch.triggerConfig as ContentItemRow['triggerConfig'] }
+        : {}),
+      ...stored,
+      updatedAt: ctx.now,
+    });
     await audit(ctx, tx, {
       action: 'CONTENT_UPDATED',
       entityType: def.slug,
@@ -206,5 +211,11 @@ export async function changeContentState(
   id: string,
   action: ContentAction,
 ) {
-  return toContentRecord(await changeState(ctx, contentStore(def), id, action));
+  return toContentRecord(await changeState(ctx, kindOf(def), id, action));
+}
+
+/** Responses to one survey of the tenant (any status), newest first; 404 when it is not the tenant's. */
+export async function listSurveyResponses(ctx: ServiceCtx, surveyId: string, page: PageRequest) {
+  const survey = await findRow(ctx.db, ctx, kindOf(CONTENT_DEFS.surveys), surveyId);
+  return listSurveyResponsesPage(ctx.db, ctx.tenantId, survey.id, page);
 }

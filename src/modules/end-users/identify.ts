@@ -1,9 +1,15 @@
 import type { Database, Executor } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { rawQuery } from '../../db/raw.js';
 import { validationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { EndUserMerger } from './contract.js';
+import {
+  adoptAnonymousEndUser,
+  findAnonymousEndUserForUpdate,
+  foldEndUserInto,
+  traitsBytes,
+  upsertIdentifiedEndUser,
+} from './store.js';
 
 export interface IdentifyInput {
   userId: string;
@@ -45,16 +51,6 @@ export async function identifyEndUser(
   }
 }
 
-const UPSERT = `
-insert into end_users as e (id, tenant_id, external_id, anonymous_id, traits, first_seen_at, last_seen_at)
-values ($1, $2, $3, $4, $5::jsonb, $6, $6)
-on conflict (tenant_id, external_id) where external_id is not null do update set
-  traits = e.traits || excluded.traits,
-  anonymous_id = coalesce(excluded.anonymous_id, e.anonymous_id),
-  last_seen_at = greatest(e.last_seen_at, excluded.last_seen_at),
-  updated_at = now()
-returning id`;
-
 async function identifyOnce(
   tx: Executor,
   mergers: readonly EndUserMerger[],
@@ -62,45 +58,32 @@ async function identifyOnce(
   input: IdentifyInput,
   now: Date,
 ): Promise<IdentifyResult> {
-  const traits = JSON.stringify(input.traits ?? {});
+  const traits = input.traits ?? {};
   const anonymousId = input.anonymousId ?? null;
-  const anon = anonymousId
-    ? (
-        await rawQuery<{ id: string }>(
-          tx,
-          `select id from end_users where tenant_id = $1 and anonymous_id = $2 and external_id is null for update`,
-          [tenantId, anonymousId],
-        )
-      )[0]
-    : undefined;
+  const anon = anonymousId ? await findAnonymousEndUserForUpdate(tx, tenantId, anonymousId) : undefined;
 
   if (anon) {
     // Adopt the anonymous visitor when the user has no row yet.
-    const adopted = await rawQuery<{ id: string }>(
-      tx,
-      `update end_users set external_id = $3, traits = traits || $4::jsonb,
-         last_seen_at = greatest(last_seen_at, $5), updated_at = now()
-       where tenant_id = $1 and id = $2
-         and not exists (select 1 from end_users u where u.tenant_id = $1 and u.external_id = $3)
-       returning id`,
-      [tenantId, anon.id, input.userId, traits, now.toISOString()],
-    );
-    if (adopted[0]) {
-      await assertTraitsFit(tx, tenantId, adopted[0].id);
-      return { id: adopted[0].id, created: false };
+    const adopted = await adoptAnonymousEndUser(tx, tenantId, anon.id, {
+      userId: input.userId,
+      traits,
+      seenAt: now,
+    });
+    if (adopted) {
+      await assertTraitsFit(tx, tenantId, adopted.id);
+      return { id: adopted.id, created: false };
     }
   }
 
   const id = newId();
-  const [row] = await rawQuery<{ id: string }>(tx, UPSERT, [
+  const target = await upsertIdentifiedEndUser(tx, {
     id,
     tenantId,
-    input.userId,
+    userId: input.userId,
     anonymousId,
     traits,
-    now.toISOString(),
-  ]);
-  const target = row!.id;
+    seenAt: now,
+  });
   if (anon && anon.id !== target) await mergeEndUsers(tx, mergers, tenantId, anon.id, target);
   await assertTraitsFit(tx, tenantId, target);
   return { id: target, created: target === id };
@@ -110,12 +93,8 @@ async function identifyOnce(
 export const MAX_STORED_TRAITS_BYTES = 64 * 1024;
 
 async function assertTraitsFit(tx: Executor, tenantId: string, id: string): Promise<void> {
-  const [row] = await rawQuery<{ bytes: number }>(
-    tx,
-    'select octet_length(traits::text) as bytes from end_users where tenant_id = $1 and id = $2',
-    [tenantId, id],
-  );
-  if (row && row.bytes > MAX_STORED_TRAITS_BYTES) {
+  const bytes = await traitsBytes(tx, tenantId, id);
+  if (bytes !== undefined && bytes > MAX_STORED_TRAITS_BYTES) {
     throw validationError([
       {
         path: 'traits',
@@ -134,13 +113,5 @@ async function mergeEndUsers(
   toId: string,
 ): Promise<void> {
   for (const merger of mergers) await merger(tx, { tenantId, fromId, toId });
-  await rawQuery(
-    tx,
-    `update end_users t set traits = f.traits || t.traits, first_seen_at = least(t.first_seen_at, f.first_seen_at),
-       last_seen_at = greatest(t.last_seen_at, f.last_seen_at)
-     from end_users f
-     where t.tenant_id = $1 and t.id = $3 and f.tenant_id = $1 and f.id = $2`,
-    [tenantId, fromId, toId],
-  );
-  await rawQuery(tx, 'delete from end_users where tenant_id = $1 and id = $2', [tenantId, fromId]);
+  await foldEndUserInto(tx, tenantId, fromId, toId);
 }

@@ -16,3 +16,4 @@ export const endUsersModule: ModuleManifest = {
 // The surface other modules use.
 export type { EndUserMerger } from './contract.js';
 export { identifyEndUser } from './identify.js';
+export { findEndUsersOfUserIds } from './store.js';

@@ -3,10 +3,10 @@
  * (the settings that read it: `frequencyOf` in modules/delivery/cache.ts).
  */
 
-import type { Executor } from '../../db/client.js';
-import { rawQuery } from '../../db/raw.js';
 import type { StoredEvent } from '../events/index.js';
 import { idIn } from '../events/index.js';
+import type { EndUserMerger } from './contract.js';
+import { moveItemStatesOf } from './store.js';
 
 export type ItemState = 'completed' | 'dismissed';
 
@@ -52,23 +52,5 @@ export function itemStateOf(event: StoredEvent): { itemId: string; state: ItemSt
 }
 
 /** Identify's merge: the anonymous end user's item states move to the identified one (earliest times kept). */
-export async function moveItemStates(
-  tx: Executor,
-  { tenantId, fromId, toId }: { tenantId: string; fromId: string; toId: string },
-): Promise<void> {
-  await rawQuery(
-    tx,
-    `insert into end_user_item_states (tenant_id, end_user_id, item_id, completed_at, dismissed_at, updated_at)
-     select tenant_id, $3, item_id, completed_at, dismissed_at, now()
-     from end_user_item_states where tenant_id = $1 and end_user_id = $2
-     on conflict (tenant_id, end_user_id, item_id) do update set
-       completed_at = least(end_user_item_states.completed_at, excluded.completed_at),
-       dismissed_at = least(end_user_item_states.dismissed_at, excluded.dismissed_at),
-       updated_at = now()`,
-    [tenantId, fromId, toId],
-  );
-  await rawQuery(tx, 'delete from end_user_item_states where tenant_id = $1 and end_user_id = $2', [
-    tenantId,
-    fromId,
-  ]);
-}
+export const moveItemStates: EndUserMerger = (tx, { tenantId, fromId, toId }) =>
+  moveItemStatesOf(tx, tenantId, fromId, toId);

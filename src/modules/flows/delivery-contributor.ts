@@ -1,11 +1,9 @@
-import { and, desc, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { flows } from '../../db/schema/index.js';
-import { liveAt } from '../../platform/schedule.js';
 import type { DeliveryContributor } from '../delivery/index.js';
 import { encodeRecord, flowUrlRule, servableOf, TRANSLATION_TYPES } from '../delivery/index.js';
-import { type FlowRecord, loadStepsOf, toFlowRecord } from './records.js';
+import { type FlowRecord, toFlowRecord } from './records.js';
 import { flowRecord } from './schemas.js';
+import { listLiveFlows, loadStepsOf } from './store.js';
 
 /**
  * What the SDK may serve (before audience and URL matching): the tenant's PUBLISHED flows that
@@ -16,11 +14,7 @@ export async function loadDeliverableFlows(
   tenantId: string,
   now: Date,
 ): Promise<FlowRecord[]> {
-  const rows = await exec
-    .select()
-    .from(flows)
-    .where(and(eq(flows.tenantId, tenantId), liveAt(flows, now)))
-    .orderBy(desc(flows.createdAt), desc(flows.id));
+  const rows = await listLiveFlows(exec, tenantId, now);
   const steps = await loadStepsOf(
     exec,
     tenantId,

@@ -1,10 +1,9 @@
-import { flows } from '../../db/schema/index.js';
 import type { ModuleManifest } from '../../deps.js';
 import { scheduledMovesJob } from '../../platform/schedule.js';
-import { audienceReferrers } from '../audiences/index.js';
 import { flowDelivery } from './delivery-contributor.js';
 import { flowRoutes } from './routes.js';
 import { archiveExpiredFlows, publishDueFlows } from './scheduling.js';
+import { flowsTargetingAudience } from './store.js';
 
 export const flowsModule: ModuleManifest = {
   name: 'flows',
@@ -18,18 +17,11 @@ export const flowsModule: ModuleManifest = {
     }),
   ],
   delivery: [flowDelivery],
-  referenceFinders: [
-    {
-      target: 'audience',
-      name: 'flows',
-      find: audienceReferrers(flows, { type: 'flow', archived: 'ARCHIVED' }),
-    },
-  ],
+  referenceFinders: [{ target: 'audience', name: 'flows', find: flowsTargetingAudience }],
 };
 
 // The surface other modules use.
-export { assertFlowUsable } from './lookup.js';
-export { findFlow, flowMissing, loadSteps, loadStepsOf, toFlowRecord } from './records.js';
+export { flowMissing, toFlowRecord } from './records.js';
 export {
   createFlowBody,
   FLOW_STEP_TYPES,
@@ -38,4 +30,5 @@ export {
   inlineStepBody,
   MAX_FLOW_STEPS,
 } from './schemas.js';
-export { createFlow, getFlow } from './service.js';
+export { assertFlowUsable, createFlow, getFlow } from './service.js';
+export { findFlow, loadSteps, loadStepsOf } from './store.js';

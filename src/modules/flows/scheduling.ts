@@ -1,30 +1,25 @@
-import { and, inArray, isNotNull, isNull, lte, or, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { FLOW_STATUSES, flows } from '../../db/schema/index.js';
 import { recordAudits } from '../../platform/audit.js';
 import { sourceStates, stateColumns } from '../../platform/state-machine.js';
+import { FLOW_STATUSES, type FlowsDue, moveDueFlows } from './store.js';
 import { FLOW_AUDIT_ACTION, flowLifecycle } from './transitions.js';
 
 /**
  * The time-driven moves of DECISIONS §6, for the background scheduler, which calls each inside
  * a transaction so a move and its audit rows commit together. Each is one conditional UPDATE
- * over the action's source states (from the lifecycle table): when several instances run it at
- * once, PostgreSQL re-checks the WHERE of a row another transaction just changed, so each flow
- * moves (and is audited) exactly once. Audit rows: actorId null, `{ automatic: true }`.
+ * over the action's source states (from the lifecycle table), so when several instances run it
+ * at once each flow moves (and is audited) exactly once. Audit rows: actorId null,
+ * `{ automatic: true }`.
  */
 async function moveFlows(
   exec: Executor,
   now: Date,
   action: 'publishDue' | 'expire',
-  due: SQL,
+  due: FlowsDue,
 ): Promise<number> {
   const from = sourceStates(flowLifecycle, action, FLOW_STATUSES);
   const to = flowLifecycle.apply(from[0]!, action);
-  const changed = await exec
-    .update(flows)
-    .set(stateColumns(from, to, now))
-    .where(and(inArray(flows.status, from), due))
-    .returning({ id: flows.id, tenantId: flows.tenantId });
+  const changed = await moveDueFlows(exec, from, due, stateColumns(from, to, now), now);
   await recordAudits(
     exec,
     changed.map((f) => ({
@@ -43,8 +38,8 @@ async function moveFlows(
  * moved. Run `archiveExpiredFlows` first so a flow past both dates is archived, not published.
  */
 export const publishDueFlows = (exec: Executor, now: Date): Promise<number> =>
-  moveFlows(exec, now, 'publishDue', or(isNull(flows.scheduledAt), lte(flows.scheduledAt, now))!);
+  moveFlows(exec, now, 'publishDue', 'scheduledAtReached');
 
 /** PUBLISHED or SCHEDULED flows whose `expiresAt` has passed → ARCHIVED. Returns how many moved. */
 export const archiveExpiredFlows = (exec: Executor, now: Date): Promise<number> =>
-  moveFlows(exec, now, 'expire', and(isNotNull(flows.expiresAt), lte(flows.expiresAt, now))!);
+  moveFlows(exec, now, 'expire', 'expired');

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { FLOW_STATUSES } from '../../db/schema/index.js';
 import { MATCH_TYPES, MAX_URL_PATTERN_LENGTH, patternProblem } from '../../engine/url-match.js';
 import {
   dataOf,
@@ -10,6 +9,7 @@ import {
   uuid,
 } from '../../platform/http/schemas.js';
 import { paginationQuery } from '../../platform/pagination.js';
+import { FLOW_STATUSES } from './store.js';
 
 export const FLOW_TEMPLATES = [
   'PRODUCT_TOUR',

@@ -1,28 +1,15 @@
-import { and, count, desc, eq, ilike, ne, type SQL, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '../../db/client.js';
-import { flowSteps, flows } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { validationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import { containsPattern, listPage } from '../../platform/pagination.js';
 import type { Referrer } from '../../platform/references.js';
+import { assertReference } from '../../platform/references-check.js';
 import { sameJson } from '../../platform/same-json.js';
 import { assertScheduleWindow } from '../../platform/schedule.js';
 import { stateColumns } from '../../platform/state-machine.js';
 import { assertAudienceUsable } from '../audiences/index.js';
 import { assertPlanAllows } from '../pricing/index.js';
-import {
-  type FlowRecord,
-  type FlowRow,
-  findFlow,
-  flowMissing,
-  loadSteps,
-  type StepRow,
-  stepFields,
-  stepValues,
-  toFlowRecord,
-  withSteps,
-} from './records.js';
+import { type FlowRecord, flowMissing, stepFields, stepValues, toFlowRecord } from './records.js';
 import type {
   CreateFlowInput,
   FlowTemplate,
@@ -31,49 +18,27 @@ import type {
   ListFlowsQuery,
   UpdateFlowInput,
 } from './schemas.js';
+import {
+  deleteStepsOf,
+  type FlowRow,
+  findFlow,
+  flowExists,
+  insertFlow,
+  insertSteps,
+  listFlowsPage,
+  loadSteps,
+  type NewFlowRow,
+  type StepRow,
+  updateFlowRow,
+} from './store.js';
 import { FLOW_AUDIT_ACTION, type FlowAction, nextFlowStatus } from './transitions.js';
 
 const ENTITY = 'flow';
 
 // ---- reads -----------------------------------------------------------------------------------
 
-// Columns of the outer query are qualified by hand: drizzle prints them bare inside a subquery.
-const stepCount = sql<number>`(select count(*) from flow_steps s where s.flow_id = "flows"."id" and s.tenant_id = "flows"."tenant_id")`;
-
 export async function listFlows(ctx: ServiceCtx, query: ListFlowsQuery) {
-  const where: SQL[] = [eq(flows.tenantId, ctx.tenantId)];
-  // Archived flows are soft-deleted: hidden unless asked for by status.
-  where.push(query.status ? eq(flows.status, query.status) : ne(flows.status, 'ARCHIVED'));
-  if (query.template) where.push(eq(flows.template, query.template));
-  if (query.siteId) where.push(eq(flows.siteId, query.siteId));
-  if (query.search) where.push(ilike(flows.name, containsPattern(query.search)));
-  const page = await listPage(
-    ctx.db
-      .select({
-        id: flows.id,
-        name: flows.name,
-        description: flows.description,
-        template: flows.template,
-        status: flows.status,
-        tenantId: flows.tenantId,
-        siteId: flows.siteId,
-        audienceId: flows.audienceId,
-        trigger: flows.trigger,
-        scheduledAt: flows.scheduledAt,
-        expiresAt: flows.expiresAt,
-        createdAt: flows.createdAt,
-        updatedAt: flows.updatedAt,
-        steps: stepCount.mapWith(Number),
-      })
-      .from(flows)
-      .where(and(...where))
-      .orderBy(desc(flows.createdAt), desc(flows.id)),
-    ctx.db
-      .select({ n: count() })
-      .from(flows)
-      .where(and(...where)),
-    query,
-  );
+  const page = await listFlowsPage(ctx.db, ctx.tenantId, query, query);
   return {
     ...page,
     data: page.data.map(({ steps, ...row }) => ({
@@ -85,6 +50,11 @@ export async function listFlows(ctx: ServiceCtx, query: ListFlowsQuery) {
   };
 }
 
+/** The full record (flow and its ordered steps) of a row already read. */
+async function withSteps(exec: Executor, row: FlowRow): Promise<FlowRecord> {
+  return toFlowRecord(row, await loadSteps(exec, row.tenantId, row.id));
+}
+
 export async function getFlow(ctx: ServiceCtx, id: string): Promise<FlowRecord> {
   const row = await findFlow(ctx.db, ctx.tenantId, id);
   if (!row) throw flowMissing();
@@ -94,10 +64,11 @@ export async function getFlow(ctx: ServiceCtx, id: string): Promise<FlowRecord> 
 // ---- create and update -----------------------------------------------------------------------
 
 /** Replaces nothing: inserts `steps` in array order (0..n-1) for a flow that has none. */
-async function insertSteps(tx: Executor, ctx: ServiceCtx, flowId: string, steps: InlineStep[]) {
-  if (steps.length === 0) return;
-  await tx.insert(flowSteps).values(steps.map((s, i) => stepValues(ctx, flowId, i, s)));
-}
+const insertInlineSteps = (tx: Executor, ctx: ServiceCtx, flowId: string, steps: InlineStep[]) =>
+  insertSteps(
+    tx,
+    steps.map((s, i) => stepValues(ctx, flowId, i, s)),
+  );
 
 /** Whether `steps` (sent inline) are the stored ones: same fields in the same order. */
 const sameSteps = (steps: InlineStep[], stored: StepRow[]) =>
@@ -117,33 +88,30 @@ export async function createFlow(ctx: ServiceCtx, input: CreateFlowInput): Promi
   return ctx.db.transaction(async (tx) => {
     await assertPlanAllows(tx, ctx.tenantId, 'flows');
     if (input.audienceId) await assertAudienceUsable(tx, ctx.tenantId, input.audienceId, 'audienceId');
-    const [row] = await tx
-      .insert(flows)
-      .values({
-        id: newId(),
-        tenantId: ctx.tenantId,
-        siteId: input.siteId,
-        name: input.name,
-        description: input.description ?? null,
-        template: input.template,
-        status: 'DRAFT',
-        audienceId: input.audienceId ?? null,
-        settings: input.settings ?? {},
-        trigger: input.trigger ?? null,
-        scheduledAt: input.scheduledAt ?? null,
-        expiresAt: input.expiresAt ?? null,
-        createdAt: ctx.now,
-        updatedAt: ctx.now,
-      })
-      .returning();
-    await insertSteps(tx, ctx, row!.id, input.steps ?? []);
+    const row = await insertFlow(tx, {
+      id: newId(),
+      tenantId: ctx.tenantId,
+      siteId: input.siteId,
+      name: input.name,
+      description: input.description ?? null,
+      template: input.template,
+      status: 'DRAFT',
+      audienceId: input.audienceId ?? null,
+      settings: input.settings ?? {},
+      trigger: input.trigger ?? null,
+      scheduledAt: input.scheduledAt ?? null,
+      expiresAt: input.expiresAt ?? null,
+      createdAt: ctx.now,
+      updatedAt: ctx.now,
+    });
+    await insertInlineSteps(tx, ctx, row.id, input.steps ?? []);
     await audit(ctx, tx, {
       action: 'FLOW_CREATED',
       entityType: ENTITY,
-      entityId: row!.id,
-      metadata: { name: row!.name, template: row!.template, steps: input.steps?.length ?? 0 },
+      entityId: row.id,
+      metadata: { name: row.name, template: row.template, steps: input.steps?.length ?? 0 },
     });
-    return withSteps(tx, row!);
+    return withSteps(tx, row);
   });
 }
 
@@ -175,7 +143,7 @@ export async function updateFlow(ctx: ServiceCtx, id: string, input: UpdateFlowI
     if (input.status !== undefined) {
       status = nextFlowStatus(flow, `set-status-${input.status}` as FlowAction, ctx.now);
     }
-    const set: Partial<typeof flows.$inferInsert> = {};
+    const set: Partial<NewFlowRow> = {};
     const changed: string[] = [];
     for (const key of UPDATABLE) {
       if (input[key] !== undefined && !sameJson(input[key], flow[key])) {
@@ -197,21 +165,15 @@ export async function updateFlow(ctx: ServiceCtx, id: string, input: UpdateFlowI
     if (flow.status === 'ARCHIVED' && status !== 'ARCHIVED')
       await assertPlanAllows(tx, ctx.tenantId, 'flows');
 
-    const [row] = await tx
-      .update(flows)
-      .set({
-        ...set,
-        ...(status !== flow.status ? stateColumns(flow.status, status, ctx.now) : {}),
-        updatedAt: ctx.now,
-      })
-      .where(and(eq(flows.tenantId, ctx.tenantId), eq(flows.id, flow.id)))
-      .returning();
+    const row = (await updateFlowRow(tx, ctx.tenantId, flow.id, {
+      ...set,
+      ...(status !== flow.status ? stateColumns(flow.status, status, ctx.now) : {}),
+      updatedAt: ctx.now,
+    }))!;
 
     if (newSteps) {
-      await tx
-        .delete(flowSteps)
-        .where(and(eq(flowSteps.tenantId, ctx.tenantId), eq(flowSteps.flowId, flow.id)));
-      await insertSteps(tx, ctx, flow.id, newSteps);
+      await deleteStepsOf(tx, ctx.tenantId, flow.id);
+      await insertInlineSteps(tx, ctx, flow.id, newSteps);
     }
 
     await audit(ctx, tx, {
@@ -231,7 +193,7 @@ export async function updateFlow(ctx: ServiceCtx, id: string, input: UpdateFlowI
         metadata: { from: flow.status, to: status, via: 'update' },
       });
     }
-    return newSteps ? withSteps(tx, row!) : toFlowRecord(row!, storedSteps);
+    return newSteps ? withSteps(tx, row) : toFlowRecord(row, storedSteps);
   });
 }
 
@@ -263,11 +225,7 @@ async function transition(
     const disabledDependents = disable ? await disable(tx) : [];
     let row: FlowRow = flow;
     if (to !== flow.status) {
-      [row] = (await tx
-        .update(flows)
-        .set(stateColumns(flow.status, to, ctx.now))
-        .where(and(eq(flows.tenantId, ctx.tenantId), eq(flows.id, flow.id)))
-        .returning()) as [FlowRow];
+      row = (await updateFlowRow(tx, ctx.tenantId, flow.id, stateColumns(flow.status, to, ctx.now)))!;
       await audit(ctx, tx, {
         action: FLOW_AUDIT_ACTION[to],
         entityType: ENTITY,
@@ -293,3 +251,8 @@ export const restoreFlow = async (ctx: ServiceCtx, id: string) => (await transit
 /** Soft delete (→ ARCHIVED, steps kept); `disable` switches off dependents in the same transaction. */
 export const deleteFlow = (ctx: ServiceCtx, id: string, disable?: (tx: Transaction) => Promise<Referrer[]>) =>
   transition(ctx, id, 'delete', disable);
+
+/** For records that point at a flow (task-list COMPLETE_FLOW, experiment variants): 400 at `path` unless it is a flow of the tenant. */
+export async function assertFlowUsable(exec: Executor, tenantId: string, flowId: string, path = 'flowId') {
+  await assertReference(flowId, path, 'Flow', (id) => flowExists(exec, tenantId, id));
+}

@@ -1,21 +1,22 @@
-import { and, count, eq, gt, gte, lt, lte, sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client.js';
-import { flowSteps, flows } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { validationError } from '../../platform/errors.js';
-import { isUuid } from '../../platform/ids.js';
 import { sameJson } from '../../platform/same-json.js';
+import { type FlowStepRecord, flowMissing, stepMissing, stepValues, toStep } from './records.js';
+import { type CreateStepInput, MAX_FLOW_STEPS, type UpdateStepInput } from './schemas.js';
 import {
-  type FlowStepRecord,
+  countSteps,
+  deleteStepRow,
   findFlow,
   findStep,
-  flowMissing,
+  insertStep,
   loadSteps,
-  stepMissing,
-  stepValues,
-  toStep,
-} from './records.js';
-import { type CreateStepInput, MAX_FLOW_STEPS, type UpdateStepInput } from './schemas.js';
+  type NewStepRow,
+  setStepOrders,
+  shiftSteps,
+  updateFlowRow,
+  updateStepRow,
+} from './store.js';
 
 /**
  * Steps of one flow. `order` is always the contiguous sequence 0..n-1: every write locks the flow
@@ -24,28 +25,14 @@ import { type CreateStepInput, MAX_FLOW_STEPS, type UpdateStepInput } from './sc
  * still be edited (the flow keeps its record; it can be restored).
  */
 
-const sameFlow = (ctx: ServiceCtx, flowId: string) =>
-  and(eq(flowSteps.tenantId, ctx.tenantId), eq(flowSteps.flowId, flowId));
-
 /** Locks the flow and bumps its updatedAt; 404 when it is not the tenant's. */
 async function touchFlow(tx: Transaction, ctx: ServiceCtx, flowId: string): Promise<void> {
-  if (!isUuid(flowId)) throw flowMissing();
-  const [row] = await tx
-    .update(flows)
-    .set({ updatedAt: ctx.now })
-    .where(and(eq(flows.tenantId, ctx.tenantId), eq(flows.id, flowId)))
-    .returning({ id: flows.id });
-  if (!row) throw flowMissing();
+  if (!(await updateFlowRow(tx, ctx.tenantId, flowId, { updatedAt: ctx.now }))) throw flowMissing();
 }
 
 /** Locks the flow row without changing it; 404 when it is not the tenant's. */
 async function lockFlow(tx: Transaction, ctx: ServiceCtx, flowId: string): Promise<void> {
   if (!(await findFlow(tx, ctx.tenantId, flowId, { lock: true }))) throw flowMissing();
-}
-
-async function stepCount(tx: Transaction, ctx: ServiceCtx, flowId: string): Promise<number> {
-  const [row] = await tx.select({ n: count() }).from(flowSteps).where(sameFlow(ctx, flowId));
-  return row?.n ?? 0;
 }
 
 const auditSteps = (
@@ -84,23 +71,15 @@ export async function addStep(
 ): Promise<FlowStepRecord> {
   return ctx.db.transaction(async (tx) => {
     await touchFlow(tx, ctx, flowId);
-    const n = await stepCount(tx, ctx, flowId);
+    const n = await countSteps(tx, ctx.tenantId, flowId);
     if (n >= MAX_FLOW_STEPS) {
       throw validationError([{ path: 'steps', message: `a flow has at most ${MAX_FLOW_STEPS} steps` }]);
     }
     const position = input.order === undefined || input.order > n ? n : input.order;
-    if (position < n) {
-      await tx
-        .update(flowSteps)
-        .set({ order: sql`${flowSteps.order} + 1` })
-        .where(and(sameFlow(ctx, flowId), gte(flowSteps.order, position)));
-    }
-    const [row] = await tx
-      .insert(flowSteps)
-      .values(stepValues(ctx, flowId, position, input))
-      .returning();
-    await auditSteps(ctx, tx, flowId, 'step_added', { stepId: row!.id, order: position });
-    return toStep(row!);
+    if (position < n) await shiftSteps(tx, ctx.tenantId, flowId, { from: position }, 1);
+    const row = await insertStep(tx, stepValues(ctx, flowId, position, input));
+    await auditSteps(ctx, tx, flowId, 'step_added', { stepId: row.id, order: position });
+    return toStep(row);
   });
 }
 
@@ -120,7 +99,7 @@ export async function updateStep(
     await lockFlow(tx, ctx, flowId);
     const step = await findStep(tx, ctx.tenantId, flowId, stepId);
     if (!step) throw stepMissing();
-    const set: Partial<typeof flowSteps.$inferInsert> = { updatedAt: ctx.now };
+    const set: Partial<NewStepRow> = { updatedAt: ctx.now };
     const changed: string[] = [];
     for (const key of ['type', 'targetSelector', 'content', 'settings'] as const) {
       if (input[key] !== undefined && !sameJson(input[key], step[key])) {
@@ -130,29 +109,19 @@ export async function updateStep(
     }
     const from = step.order;
     const target =
-      input.order === undefined ? from : Math.min(input.order, (await stepCount(tx, ctx, flowId)) - 1);
+      input.order === undefined
+        ? from
+        : Math.min(input.order, (await countSteps(tx, ctx.tenantId, flowId)) - 1);
     if (target !== from) changed.push('order');
     if (changed.length === 0) return toStep(step);
     await touchFlow(tx, ctx, flowId);
-    if (target > from) {
-      await tx
-        .update(flowSteps)
-        .set({ order: sql`${flowSteps.order} - 1` })
-        .where(and(sameFlow(ctx, flowId), gt(flowSteps.order, from), lte(flowSteps.order, target)));
-    } else if (target < from) {
-      await tx
-        .update(flowSteps)
-        .set({ order: sql`${flowSteps.order} + 1` })
-        .where(and(sameFlow(ctx, flowId), gte(flowSteps.order, target), lt(flowSteps.order, from)));
-    }
+    // The steps between the old and the new place close up (orders are integers).
+    if (target > from) await shiftSteps(tx, ctx.tenantId, flowId, { from: from + 1, to: target }, -1);
+    else if (target < from) await shiftSteps(tx, ctx.tenantId, flowId, { from: target, to: from - 1 }, 1);
     set.order = target;
-    const [row] = await tx
-      .update(flowSteps)
-      .set(set)
-      .where(and(sameFlow(ctx, flowId), eq(flowSteps.id, step.id)))
-      .returning();
+    const row = (await updateStepRow(tx, ctx.tenantId, flowId, step.id, set))!;
     await auditSteps(ctx, tx, flowId, 'step_updated', { stepId: step.id, fields: changed });
-    return toStep(row!);
+    return toStep(row);
   });
 }
 
@@ -160,16 +129,9 @@ export async function updateStep(
 export async function deleteStep(ctx: ServiceCtx, flowId: string, stepId: string): Promise<void> {
   await ctx.db.transaction(async (tx) => {
     await touchFlow(tx, ctx, flowId);
-    if (!isUuid(stepId)) throw stepMissing();
-    const [gone] = await tx
-      .delete(flowSteps)
-      .where(and(sameFlow(ctx, flowId), eq(flowSteps.id, stepId)))
-      .returning({ order: flowSteps.order });
+    const gone = await deleteStepRow(tx, ctx.tenantId, flowId, stepId);
     if (!gone) throw stepMissing();
-    await tx
-      .update(flowSteps)
-      .set({ order: sql`${flowSteps.order} - 1` })
-      .where(and(sameFlow(ctx, flowId), gt(flowSteps.order, gone.order)));
+    await shiftSteps(tx, ctx.tenantId, flowId, { from: gone.order + 1 }, -1);
     await auditSteps(ctx, tx, flowId, 'step_deleted', { stepId, order: gone.order });
   });
 }
@@ -206,14 +168,7 @@ export async function reorderSteps(
     }
     if (stepIds.every((id, i) => current[i]!.id === id)) return current.map(toStep);
     await touchFlow(tx, ctx, flowId);
-    const positions = sql.join(
-      stepIds.map((id, i) => sql`when ${id}::uuid then ${i}::integer`),
-      sql` `,
-    );
-    await tx
-      .update(flowSteps)
-      .set({ order: sql`case ${flowSteps.id} ${positions} end`, updatedAt: ctx.now })
-      .where(sameFlow(ctx, flowId));
+    await setStepOrders(tx, ctx.tenantId, flowId, stepIds, ctx.now);
     await auditSteps(ctx, tx, flowId, 'steps_reordered', { stepIds });
     return stepIds.map((id, i) => toStep({ ...byId.get(id)!, order: i, updatedAt: ctx.now }));
   });

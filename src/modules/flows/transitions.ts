@@ -1,5 +1,5 @@
-import type { FlowStatus } from '../../db/schema/index.js';
 import { transitionTable } from '../../platform/state-machine.js';
+import type { FlowStatus } from './store.js';
 
 /**
  * The flow lifecycle (spec "States and transitions / Flow", DECISIONS §6) as one table.

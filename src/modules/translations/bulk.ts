@@ -1,12 +1,11 @@
-import { eq, sql } from 'drizzle-orm';
 import { isForeignKeyViolation } from '../../db/errors.js';
-import { sqlRows } from '../../db/raw.js';
-import { locales } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { type ValidationIssue, validationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { assertFeatureEnabled } from '../pricing/index.js';
 import type { BulkTranslationRow } from './schemas.js';
+import { listLocales } from './store/locales.js';
+import { upsertTranslationRows } from './store/translations.js';
 
 /**
  * POST /api/translations/bulk: all or nothing. Every row is checked first (unknown locale →
@@ -19,10 +18,7 @@ export async function bulkUpsertTranslations(
   rows: BulkTranslationRow[],
 ): Promise<{ created: number; updated: number }> {
   await assertFeatureEnabled(ctx.db, ctx.tenantId, 'translations', ctx.now);
-  const tenantLocales = await ctx.db
-    .select({ id: locales.id, code: locales.code })
-    .from(locales)
-    .where(eq(locales.tenantId, ctx.tenantId));
+  const tenantLocales = await listLocales(ctx.db, ctx.tenantId);
   const byCode = new Map(tenantLocales.map((l) => [l.code.toLowerCase(), l]));
 
   const issues: ValidationIssue[] = [];
@@ -50,38 +46,20 @@ export async function bulkUpsertTranslations(
 
   // One key order for every writer, so two overlapping bulks lock rows in the same order.
   resolved.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const cols = {
-    id: resolved.map(() => newId()),
-    localeId: resolved.map((r) => r.localeId),
-    contentType: resolved.map((r) => r.row.contentType),
-    contentId: resolved.map((r) => r.row.contentId),
-    fieldName: resolved.map((r) => r.row.fieldName),
-    value: resolved.map((r) => r.row.value),
-  };
-
   try {
     return await ctx.db.transaction(async (tx) => {
-      const [counts] = await sqlRows<{ created: number; updated: number }>(
+      const result = await upsertTranslationRows(
         tx,
-        sql`
-          with up as (
-            insert into translations (id, tenant_id, locale_id, content_type, content_id, field_name, value, version)
-            select r.id, ${ctx.tenantId}::uuid, r.locale_id, r.content_type, r.content_id, r.field_name, r.value, 1
-            from unnest(
-              ${sql.param(cols.id)}::uuid[], ${sql.param(cols.localeId)}::uuid[],
-              ${sql.param(cols.contentType)}::text[], ${sql.param(cols.contentId)}::text[],
-              ${sql.param(cols.fieldName)}::text[], ${sql.param(cols.value)}::text[]
-            ) with ordinality as r(id, locale_id, content_type, content_id, field_name, value, ord)
-            order by r.ord
-            on conflict (locale_id, content_type, content_id, field_name) do update
-              set value = excluded.value, version = translations.version + 1, updated_at = now()
-            returning (xmax = 0) as inserted
-          )
-          select (count(*) filter (where inserted))::int as created,
-                 (count(*) filter (where not inserted))::int as updated
-          from up`,
+        ctx.tenantId,
+        resolved.map((r) => ({
+          id: newId(),
+          localeId: r.localeId,
+          contentType: r.row.contentType,
+          contentId: r.row.contentId,
+          fieldName: r.row.fieldName,
+          value: r.row.value,
+        })),
       );
-      const result = { created: counts?.created ?? 0, updated: counts?.updated ?? 0 };
       await audit(ctx, tx, {
         action: 'TRANSLATIONS_BULK_UPSERTED',
         entityType: 'translation',

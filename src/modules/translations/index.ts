@@ -8,7 +8,8 @@ export const translationsModule: ModuleManifest = {
 };
 
 // The surface other modules use.
-export { listLocales, resolveLocale } from './locales.js';
+export { resolveLocale } from './locales.js';
 export type { TranslatedFields } from './localize.js';
 export { applyTranslations, loadTranslations } from './localize.js';
 export { upsertTranslation } from './service.js';
+export { listLocales } from './store/locales.js';

@@ -1,12 +1,24 @@
-import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '../../db/client.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
-import { type Locale, locales, translations } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { AppError, notFound, validationError } from '../../platform/errors.js';
-import { isUuid, newId } from '../../platform/ids.js';
+import { newId } from '../../platform/ids.js';
 import { assertFeatureEnabled } from '../pricing/index.js';
 import type { CreateLocaleInput, UpdateLocaleInput } from './schemas.js';
+import {
+  deleteLocaleRow,
+  findLocale,
+  findLocaleByCode,
+  findOldestLocale,
+  hasLocales,
+  insertLocale,
+  type Locale,
+  listLocales,
+  lockTenantLocales,
+  unsetDefaultLocale,
+  updateLocaleRow,
+} from './store/locales.js';
+import { countTranslationsOfLocale, deleteTranslationsOfLocale } from './store/translations.js';
 
 /**
  * Locales of a tenant. Invariant: once a tenant has locales, exactly one is the default.
@@ -16,60 +28,30 @@ import type { CreateLocaleInput, UpdateLocaleInput } from './schemas.js';
  * `locales_tenant_default_key` is the backstop in the database.
  */
 
-const localeColumns = {
-  id: locales.id,
-  tenantId: locales.tenantId,
-  code: locales.code,
-  name: locales.name,
-  isDefault: locales.isDefault,
-  isRtl: locales.isRtl,
-  createdAt: locales.createdAt,
-  updatedAt: locales.updatedAt,
-};
-
-const lockTenantLocales = (tx: Transaction, tenantId: string) =>
-  tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`locales:${tenantId}`}, 0))`);
-
 /** The tenant's locale with this code (case-insensitive), or a 400 at `path`. */
 export async function resolveLocale(exec: Executor, tenantId: string, code: string, path: string) {
-  const [row] = await exec
-    .select(localeColumns)
-    .from(locales)
-    .where(and(eq(locales.tenantId, tenantId), sql`lower(${locales.code}) = lower(${code})`))
-    .limit(1);
+  const row = await findLocaleByCode(exec, tenantId, code);
   if (!row) throw validationError([{ path, message: `unknown locale "${code}"` }]);
   return row;
 }
 
-/** Default first, then by code. */
-export function listLocales(exec: Executor, tenantId: string): Promise<Locale[]> {
-  return exec
-    .select(localeColumns)
-    .from(locales)
-    .where(eq(locales.tenantId, tenantId))
-    .orderBy(desc(locales.isDefault), asc(locales.code));
-}
+/** The tenant's locales, the default first, then by code. */
+export const listTenantLocales = (ctx: ServiceCtx): Promise<Locale[]> => listLocales(ctx.db, ctx.tenantId);
 
 /** The tenant's locale `id`, locked for the rest of the transaction with `lock`; 404 otherwise. */
-async function findLocale(
+async function mustFindLocale(
   exec: Executor,
   tenantId: string,
   id: string,
   opts: { lock?: boolean } = {},
 ): Promise<Locale> {
-  if (!isUuid(id)) throw notFound('Locale');
-  const query = exec
-    .select(localeColumns)
-    .from(locales)
-    .where(and(eq(locales.tenantId, tenantId), eq(locales.id, id)))
-    .limit(1);
-  const [row] = opts.lock ? await query.for('update') : await query;
+  const row = await findLocale(exec, tenantId, id, opts);
   if (!row) throw notFound('Locale');
   return row;
 }
 
 export const getLocale = (ctx: ServiceCtx, id: string): Promise<Locale> =>
-  findLocale(ctx.db, ctx.tenantId, id);
+  mustFindLocale(ctx.db, ctx.tenantId, id);
 
 const duplicateCode = () => validationError([{ path: 'code', message: 'locale already exists' }]);
 
@@ -79,32 +61,24 @@ export async function createLocale(ctx: ServiceCtx, input: CreateLocaleInput): P
     return await ctx.db.transaction(async (tx) => {
       await assertFeatureEnabled(tx, ctx.tenantId, 'translations', ctx.now);
       await lockTenantLocales(tx, ctx.tenantId);
-      const [existing] = await tx
-        .select({ id: locales.id })
-        .from(locales)
-        .where(eq(locales.tenantId, ctx.tenantId))
-        .limit(1);
       // A code the tenant already has fails the insert on `locales_tenant_code_key` (caught below).
-      const isDefault = input.isDefault === true || !existing;
-      if (isDefault) await unsetDefault(tx, ctx.tenantId);
-      const [row] = await tx
-        .insert(locales)
-        .values({
-          id: newId(),
-          tenantId: ctx.tenantId,
-          code: input.code,
-          name: input.name,
-          isDefault,
-          isRtl: input.isRtl,
-        })
-        .returning(localeColumns);
+      const isDefault = input.isDefault === true || !(await hasLocales(tx, ctx.tenantId));
+      if (isDefault) await unsetDefaultLocale(tx, ctx.tenantId);
+      const row = await insertLocale(tx, {
+        id: newId(),
+        tenantId: ctx.tenantId,
+        code: input.code,
+        name: input.name,
+        isDefault,
+        isRtl: input.isRtl,
+      });
       await audit(ctx, tx, {
         action: 'LOCALE_CREATED',
         entityType: 'locale',
-        entityId: row!.id,
-        metadata: { code: row!.code, name: row!.name, isDefault: row!.isDefault, isRtl: row!.isRtl },
+        entityId: row.id,
+        metadata: { code: row.code, name: row.name, isDefault: row.isDefault, isRtl: row.isRtl },
       });
-      return row!;
+      return row;
     });
   } catch (err) {
     if (isUniqueViolation(err, 'locales_tenant_code_key')) throw duplicateCode();
@@ -119,7 +93,7 @@ export async function createLocale(ctx: ServiceCtx, input: CreateLocaleInput): P
 export async function updateLocale(ctx: ServiceCtx, id: string, input: UpdateLocaleInput): Promise<Locale> {
   return ctx.db.transaction(async (tx) => {
     await lockTenantLocales(tx, ctx.tenantId);
-    const current = await findLocale(tx, ctx.tenantId, id);
+    const current = await mustFindLocale(tx, ctx.tenantId, id);
     if (input.isDefault === false && current.isDefault) {
       throw validationError([
         {
@@ -133,12 +107,8 @@ export async function updateLocale(ctx: ServiceCtx, id: string, input: UpdateLoc
     if (input.isRtl !== undefined && input.isRtl !== current.isRtl) changes.isRtl = input.isRtl;
     if (input.isDefault === true && !current.isDefault) changes.isDefault = true;
     if (Object.keys(changes).length === 0) return current;
-    if (changes.isDefault) await unsetDefault(tx, ctx.tenantId);
-    const [row] = await tx
-      .update(locales)
-      .set({ ...changes, updatedAt: sql`now()` })
-      .where(and(eq(locales.tenantId, ctx.tenantId), eq(locales.id, id)))
-      .returning(localeColumns);
+    if (changes.isDefault) await unsetDefaultLocale(tx, ctx.tenantId);
+    const row = await updateLocaleRow(tx, ctx.tenantId, current.id, changes);
     await audit(ctx, tx, {
       action: 'LOCALE_UPDATED',
       entityType: 'locale',
@@ -160,19 +130,11 @@ export async function deleteLocale(ctx: ServiceCtx, id: string, force: boolean):
       await lockTenantLocales(tx, ctx.tenantId);
       // FOR UPDATE also waits for, and then blocks, translation writes referencing this locale
       // (their foreign-key check takes a KEY SHARE lock on it), so the count below is exact.
-      const current = await findLocale(tx, ctx.tenantId, id, { lock: true });
-      const [used] = await tx
-        .select({ n: count() })
-        .from(translations)
-        .where(and(eq(translations.tenantId, ctx.tenantId), eq(translations.localeId, id)));
-      const inUse = used?.n ?? 0;
+      const current = await mustFindLocale(tx, ctx.tenantId, id, { lock: true });
+      const inUse = await countTranslationsOfLocale(tx, ctx.tenantId, current.id);
       if (inUse > 0 && !force) throw localeInUse(inUse);
-      if (inUse > 0) {
-        await tx
-          .delete(translations)
-          .where(and(eq(translations.tenantId, ctx.tenantId), eq(translations.localeId, id)));
-      }
-      await tx.delete(locales).where(and(eq(locales.tenantId, ctx.tenantId), eq(locales.id, id)));
+      if (inUse > 0) await deleteTranslationsOfLocale(tx, ctx.tenantId, current.id);
+      await deleteLocaleRow(tx, ctx.tenantId, current.id);
       await audit(ctx, tx, {
         action: 'LOCALE_DELETED',
         entityType: 'locale',
@@ -197,28 +159,13 @@ const localeInUse = (n: number | null) =>
 
 /** After the default was deleted: the oldest remaining locale (createdAt, then code), if any, becomes the default. */
 async function promoteOldestToDefault(ctx: ServiceCtx, tx: Transaction): Promise<void> {
-  const [next] = await tx
-    .select({ id: locales.id, code: locales.code })
-    .from(locales)
-    .where(eq(locales.tenantId, ctx.tenantId))
-    .orderBy(asc(locales.createdAt), asc(locales.code))
-    .limit(1);
+  const next = await findOldestLocale(tx, ctx.tenantId);
   if (!next) return;
-  await tx
-    .update(locales)
-    .set({ isDefault: true, updatedAt: sql`now()` })
-    .where(and(eq(locales.tenantId, ctx.tenantId), eq(locales.id, next.id)));
+  await updateLocaleRow(tx, ctx.tenantId, next.id, { isDefault: true });
   await audit(ctx, tx, {
     action: 'LOCALE_UPDATED',
     entityType: 'locale',
     entityId: next.id,
     metadata: { code: next.code, changes: { isDefault: true }, reason: 'default locale deleted' },
   });
-}
-
-async function unsetDefault(tx: Transaction, tenantId: string): Promise<void> {
-  await tx
-    .update(locales)
-    .set({ isDefault: false, updatedAt: sql`now()` })
-    .where(and(eq(locales.tenantId, tenantId), eq(locales.isDefault, true)));
 }

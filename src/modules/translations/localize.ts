@@ -1,8 +1,7 @@
-import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { sqlRows } from '../../db/raw.js';
 import { isPlainObject } from '../../engine/json.js';
 import { FORBIDDEN_SEGMENTS } from '../../engine/rules.js';
+import { findTranslationsOf } from './store/translations.js';
 
 /**
  * Delivery-side translation (SDK sessions and anything that serves content in a locale).
@@ -47,42 +46,23 @@ export async function loadTranslations(
     const requested = localeCode?.trim().toLowerCase() || null;
     const base = requested?.includes('-') ? requested.split('-')[0]! : null;
     const refs = [...unique.values()];
-    const rows = await sqlRows<{
-      content_type: string;
-      content_id: string;
-      field_name: string;
-      value: string;
-      rank: number;
-    }>(
+    const rows = await findTranslationsOf(
       exec,
-      sql`
-        select t.content_type, t.content_id, t.field_name, t.value,
-               case when lower(l.code) = ${requested} then 0
-                    when lower(l.code) = ${base} then 1
-                    else 2 end as rank
-        from translations t
-        join locales l on l.id = t.locale_id and l.tenant_id = t.tenant_id
-        where t.tenant_id = ${tenantId}
-          and btrim(t.value) <> ''
-          and (lower(l.code) = ${requested} or lower(l.code) = ${base} or l.is_default)
-          and (t.content_type, t.content_id) in (
-            select * from unnest(
-              ${sql.param(refs.map((r) => r.contentType))}::text[],
-              ${sql.param(refs.map((r) => r.contentId))}::text[]
-            )
-          )`,
+      tenantId,
+      { requested, base },
+      { contentTypes: refs.map((r) => r.contentType), contentIds: refs.map((r) => r.contentId) },
     );
     // best (lowest) rank wins per field
     const best = new Map<string, number>();
     for (const row of rows) {
-      const rk = refKey(row.content_type, row.content_id);
-      const fk = `${rk}\u0000${row.field_name}`;
+      const rk = refKey(row.contentType, row.contentId);
+      const fk = `${rk}\u0000${row.fieldName}`;
       const seen = best.get(fk);
       if (seen !== undefined && seen <= row.rank) continue;
       best.set(fk, row.rank);
       const fields = byRecord.get(rk) ?? new Map<string, string>();
       byRecord.set(rk, fields);
-      fields.set(row.field_name, row.value);
+      fields.set(row.fieldName, row.value);
     }
   }
   return {

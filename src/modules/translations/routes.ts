@@ -3,7 +3,7 @@ import { requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { emptyResponse, errors, idParams } from '../../platform/http/schemas.js';
 import { bulkUpsertTranslations } from './bulk.js';
-import { createLocale, deleteLocale, getLocale, listLocales, updateLocale } from './locales.js';
+import { createLocale, deleteLocale, getLocale, listTenantLocales, updateLocale } from './locales.js';
 import {
   bulkResult,
   bulkTranslationsBody,
@@ -102,10 +102,7 @@ export const translationRoutes: FastifyPluginAsyncZod = async (app) => {
       config: viewer,
       schema: { tags, summary: 'List locales', response: { 200: localeList, ...errors(401, 403) } },
     },
-    async (request) => {
-      const ctx = ctxOf(request);
-      return { data: await listLocales(ctx.db, ctx.tenantId) };
-    },
+    async (request) => ({ data: await listTenantLocales(ctxOf(request)) }),
   );
 
   app.post(

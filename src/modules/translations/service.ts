@@ -1,14 +1,23 @@
-import { and, count, desc, eq, type SQL, sql } from 'drizzle-orm';
-import type { Executor, Transaction } from '../../db/client.js';
+import type { Transaction } from '../../db/client.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
-import { locales, type Translation, translations } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { AppError, notFound, validationError } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
-import { listPage } from '../../platform/pagination.js';
 import { assertFeatureEnabled } from '../pricing/index.js';
 import { resolveLocale } from './locales.js';
 import type { ListTranslationsQuery, UpsertTranslationInput } from './schemas.js';
+import {
+  findTranslation,
+  findTranslationAtKey,
+  insertTranslationIfAbsent,
+  listTranslationsPage,
+  type Translation,
+  type TranslationKey,
+  type TranslationWithLocale,
+  updateTranslationAtKey,
+  updateTranslationById,
+  upsertTranslationRow,
+} from './store/translations.js';
 
 /**
  * Translations: one value per (locale, contentType, contentId, fieldName). Every write bumps
@@ -18,88 +27,10 @@ import type { ListTranslationsQuery, UpsertTranslationInput } from './schemas.js
  * writers with the same expected version exactly one wins.
  */
 
-const columns = {
-  id: translations.id,
-  tenantId: translations.tenantId,
-  localeId: translations.localeId,
-  contentType: translations.contentType,
-  contentId: translations.contentId,
-  fieldName: translations.fieldName,
-  value: translations.value,
-  version: translations.version,
-  createdAt: translations.createdAt,
-  updatedAt: translations.updatedAt,
-};
+export type TranslationRecord = TranslationWithLocale;
 
-const withLocaleColumns = { ...columns, locale: { code: locales.code, name: locales.name } };
-
-type TranslationRow = Translation;
-export type TranslationRecord = TranslationRow & { locale: { code: string; name: string } };
-
-const keyTarget = [
-  translations.localeId,
-  translations.contentType,
-  translations.contentId,
-  translations.fieldName,
-];
-
-interface TranslationKey {
-  localeId: string;
-  contentType: string;
-  contentId: string;
-  fieldName: string;
-}
-
-/** The tenant's translation at `key` (the unique key of `translations_key`). */
-const keyWhere = (tenantId: string, key: TranslationKey) =>
-  and(
-    eq(translations.tenantId, tenantId),
-    eq(translations.localeId, key.localeId),
-    eq(translations.contentType, key.contentType),
-    eq(translations.contentId, key.contentId),
-    eq(translations.fieldName, key.fieldName),
-  );
-
-/** Every write: the new value, version + 1. */
-const newValue = (value: string) => ({
-  value,
-  version: sql`${translations.version} + 1`,
-  updatedAt: sql`now()`,
-});
-
-const localeJoin = and(eq(locales.id, translations.localeId), eq(locales.tenantId, translations.tenantId));
-
-export function listTranslations(ctx: ServiceCtx, query: ListTranslationsQuery) {
-  const where: SQL[] = [eq(translations.tenantId, ctx.tenantId)];
-  if (query.contentType !== undefined) where.push(eq(translations.contentType, query.contentType));
-  if (query.contentId !== undefined) where.push(eq(translations.contentId, query.contentId));
-  if (query.localeCode !== undefined) where.push(sql`lower(${locales.code}) = lower(${query.localeCode})`);
-  return listPage(
-    ctx.db
-      .select(withLocaleColumns)
-      .from(translations)
-      .innerJoin(locales, localeJoin)
-      .where(and(...where))
-      .orderBy(desc(translations.createdAt), desc(translations.id)),
-    ctx.db
-      .select({ n: count() })
-      .from(translations)
-      .innerJoin(locales, localeJoin)
-      .where(and(...where)),
-    query,
-  );
-}
-
-async function findTranslation(exec: Executor, tenantId: string, id: string) {
-  if (!isUuid(id)) return undefined;
-  const [row] = await exec
-    .select(withLocaleColumns)
-    .from(translations)
-    .innerJoin(locales, localeJoin)
-    .where(and(eq(translations.tenantId, tenantId), eq(translations.id, id)))
-    .limit(1);
-  return row;
-}
+export const listTranslations = (ctx: ServiceCtx, query: ListTranslationsQuery) =>
+  listTranslationsPage(ctx.db, ctx.tenantId, query, query);
 
 export async function getTranslation(ctx: ServiceCtx, id: string): Promise<TranslationRecord> {
   const row = await findTranslation(ctx.db, ctx.tenantId, id);
@@ -133,39 +64,21 @@ export async function upsertTranslation(
         fieldName: input.fieldName,
       };
       const fresh = { id: newId(), tenantId: ctx.tenantId, ...key, value: input.value, version: 1 };
-      let row: TranslationRow | undefined;
+      let row: Translation | undefined;
       let created: boolean;
       if (input.version === undefined) {
-        const [upserted] = await tx
-          .insert(translations)
-          .values(fresh)
-          .onConflictDoUpdate({
-            target: keyTarget,
-            set: newValue(input.value),
-          })
-          .returning({ ...columns, inserted: sql<boolean>`(xmax = 0)` });
-        const { inserted, ...rest } = upserted!;
-        row = rest;
-        created = inserted;
+        ({ row, created } = await upsertTranslationRow(tx, fresh));
       } else if (input.version === 0) {
-        [row] = await tx
-          .insert(translations)
-          .values(fresh)
-          .onConflictDoNothing({ target: keyTarget })
-          .returning(columns);
-        if (!row) throw versionConflict(await currentByKey(tx, ctx.tenantId, key));
+        row = await insertTranslationIfAbsent(tx, fresh);
+        if (!row) throw versionConflict(await findTranslationAtKey(tx, ctx.tenantId, key));
         created = true;
       } else {
-        [row] = await tx
-          .update(translations)
-          .set(newValue(input.value))
-          .where(and(keyWhere(ctx.tenantId, key), eq(translations.version, input.version)))
-          .returning(columns);
-        if (!row) throw versionConflict(await currentByKey(tx, ctx.tenantId, key));
+        row = await updateTranslationAtKey(tx, ctx.tenantId, key, input.value, input.version);
+        if (!row) throw versionConflict(await findTranslationAtKey(tx, ctx.tenantId, key));
         created = false;
       }
-      await auditWrite(ctx, tx, row!, locale.code, created);
-      return { record: { ...row!, locale: { code: locale.code, name: locale.name } }, created };
+      await auditWrite(ctx, tx, row, locale.code, created);
+      return { record: { ...row, locale: { code: locale.code, name: locale.name } }, created };
     });
   } catch (err) {
     // the locale was deleted between the lookup and the write
@@ -185,14 +98,8 @@ export async function updateTranslation(
   if (!isUuid(id)) throw notFound('Translation');
   return ctx.db.transaction(async (tx) => {
     await assertFeatureEnabled(tx, ctx.tenantId, 'translations', ctx.now);
-    const where = [eq(translations.tenantId, ctx.tenantId), eq(translations.id, id)];
-    if (input.version !== undefined) where.push(eq(translations.version, input.version));
-    const [row] = await tx
-      .update(translations)
-      .set(newValue(input.value))
-      .where(and(...where))
-      .returning({ id: translations.id });
-    if (!row) {
+    const written = await updateTranslationById(tx, ctx.tenantId, id, input.value, input.version);
+    if (!written) {
       const current = await findTranslation(tx, ctx.tenantId, id);
       if (!current) throw notFound('Translation');
       throw versionConflict(current);
@@ -203,19 +110,10 @@ export async function updateTranslation(
   });
 }
 
-async function currentByKey(tx: Transaction, tenantId: string, key: TranslationKey) {
-  const [row] = await tx
-    .select({ version: translations.version, value: translations.value })
-    .from(translations)
-    .where(keyWhere(tenantId, key))
-    .limit(1);
-  return row;
-}
-
 const auditWrite = (
   ctx: ServiceCtx,
   tx: Transaction,
-  row: TranslationRow,
+  row: Translation,
   localeCode: string,
   created: boolean,
 ) =>

@@ -1,0 +1,155 @@
+import { and, count, desc, eq, sql } from 'drizzle-orm';
+import type { Executor } from '../../../db/client.js';
+import { columnNames, columnsOf, fixedQuery } from '../../../db/raw.js';
+import { npsResponses, surveyResponses } from '../../../db/schema/index.js';
+import { newId } from '../../../platform/ids.js';
+import { listPage, type PageRequest } from '../../../platform/pagination.js';
+
+/** Queries of `survey_responses` and `nps_responses`. */
+
+type SurveyResponseRow = typeof surveyResponses.$inferSelect;
+type NpsResponseRow = typeof npsResponses.$inferSelect;
+
+/** What event processing writes of a response: `submittedAt` as the event's ISO timestamp. */
+export type NewSurveyResponse = Pick<
+  SurveyResponseRow,
+  'tenantId' | 'surveyId' | 'endUserId' | 'response' | 'eventId'
+> & { submittedAt: string };
+export type NewNpsResponse = Pick<
+  NpsResponseRow,
+  'tenantId' | 'npsSurveyId' | 'endUserId' | 'score' | 'comment' | 'eventId'
+> & { submittedAt: string };
+
+/** A page of the survey's responses, newest first. */
+export function listSurveyResponsesPage(
+  exec: Executor,
+  tenantId: string,
+  surveyId: string,
+  page: PageRequest,
+) {
+  const where = and(eq(surveyResponses.tenantId, tenantId), eq(surveyResponses.surveyId, surveyId));
+  return listPage(
+    exec
+      .select({
+        id: surveyResponses.id,
+        surveyId: surveyResponses.surveyId,
+        endUserId: surveyResponses.endUserId,
+        response: surveyResponses.response,
+        submittedAt: surveyResponses.submittedAt,
+        tenantId: surveyResponses.tenantId,
+      })
+      .from(surveyResponses)
+      .where(where)
+      .orderBy(desc(surveyResponses.submittedAt), desc(surveyResponses.id)),
+    exec.select({ n: count() }).from(surveyResponses).where(where),
+    page,
+  );
+}
+
+/** A page of the NPS survey's responses, newest first. */
+export function listNpsResponsesPage(
+  exec: Executor,
+  tenantId: string,
+  npsSurveyId: string,
+  page: PageRequest,
+) {
+  const where = and(eq(npsResponses.tenantId, tenantId), eq(npsResponses.npsSurveyId, npsSurveyId));
+  return listPage(
+    exec
+      .select({
+        id: npsResponses.id,
+        npsSurveyId: npsResponses.npsSurveyId,
+        endUserId: npsResponses.endUserId,
+        score: npsResponses.score,
+        comment: npsResponses.comment,
+        submittedAt: npsResponses.submittedAt,
+        tenantId: npsResponses.tenantId,
+      })
+      .from(npsResponses)
+      .where(where)
+      .orderBy(desc(npsResponses.submittedAt), desc(npsResponses.id)),
+    exec.select({ n: count() }).from(npsResponses).where(where),
+    page,
+  );
+}
+
+const freshId = () => newId();
+
+// The inserts of event processing: one statement per chunk whatever its size, from column arrays
+// (unnest, which the query builder has no form for; the text built once); a replayed event (same
+// tenant and event id) inserts nothing.
+
+const sr = surveyResponses;
+const INSERT_SURVEY_RESPONSES = fixedQuery(sql`
+  insert into ${sr} (${columnNames(sr.id, sr.tenantId, sr.surveyId, sr.endUserId, sr.response, sr.submittedAt, sr.eventId)})
+  select * from unnest(${sql.placeholder('ids')}::uuid[], ${sql.placeholder('tenantIds')}::uuid[],
+    ${sql.placeholder('surveyIds')}::uuid[], ${sql.placeholder('endUserIds')}::uuid[],
+    ${sql.placeholder('responses')}::jsonb[], ${sql.placeholder('submittedAts')}::timestamptz[],
+    ${sql.placeholder('eventIds')}::uuid[])
+  on conflict (${columnNames(sr.tenantId, sr.eventId)}) do nothing`);
+
+export async function insertSurveyResponses(exec: Executor, rows: NewSurveyResponse[]): Promise<void> {
+  if (rows.length === 0) return;
+  const [ids, tenantIds, surveyIds, endUserIds, responses, submittedAts, eventIds] = columnsOf(rows, [
+    freshId,
+    'tenantId',
+    'surveyId',
+    'endUserId',
+    (r) => JSON.stringify(r.response),
+    'submittedAt',
+    'eventId',
+  ]);
+  await INSERT_SURVEY_RESPONSES(exec, {
+    ids,
+    tenantIds,
+    surveyIds,
+    endUserIds,
+    responses,
+    submittedAts,
+    eventIds,
+  });
+}
+
+const nr = npsResponses;
+const INSERT_NPS_RESPONSES = fixedQuery(sql`
+  insert into ${nr} (${columnNames(nr.id, nr.tenantId, nr.npsSurveyId, nr.endUserId, nr.score, nr.comment, nr.submittedAt, nr.eventId)})
+  select * from unnest(${sql.placeholder('ids')}::uuid[], ${sql.placeholder('tenantIds')}::uuid[],
+    ${sql.placeholder('npsSurveyIds')}::uuid[], ${sql.placeholder('endUserIds')}::uuid[],
+    ${sql.placeholder('scores')}::int[], ${sql.placeholder('comments')}::text[],
+    ${sql.placeholder('submittedAts')}::timestamptz[], ${sql.placeholder('eventIds')}::uuid[])
+  on conflict (${columnNames(nr.tenantId, nr.eventId)}) do nothing`);
+
+export async function insertNpsResponses(exec: Executor, rows: NewNpsResponse[]): Promise<void> {
+  if (rows.length === 0) return;
+  const [ids, tenantIds, npsSurveyIds, endUserIds, scores, comments, submittedAts, eventIds] = columnsOf(
+    rows,
+    [freshId, 'tenantId', 'npsSurveyId', 'endUserId', 'score', 'comment', 'submittedAt', 'eventId'],
+  );
+  await INSERT_NPS_RESPONSES(exec, {
+    ids,
+    tenantIds,
+    npsSurveyIds,
+    endUserIds,
+    scores,
+    comments,
+    submittedAts,
+    eventIds,
+  });
+}
+
+/** Identify's merge: every response of end user `fromId` becomes `toId`'s. */
+export async function moveResponsesOfEndUser(
+  exec: Executor,
+  tenantId: string,
+  fromId: string,
+  toId: string,
+): Promise<void> {
+  await exec
+    .update(surveyResponses)
+    .set({ endUserId: toId })
+    .where(and(eq(surveyResponses.tenantId, tenantId), eq(surveyResponses.endUserId, fromId)));
+  await exec
+    .update(npsResponses)
+    .set({ endUserId: toId })
+    .where(and(eq(npsResponses.tenantId, tenantId), eq(npsResponses.endUserId, fromId)));
+}

@@ -1,0 +1,335 @@
+import { and, eq, isNull, notExists, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import type { Executor } from '../../db/client.js';
+import { preparedQuery } from '../../db/prepared.js';
+import { columnNames, columnsOf, fixedQuery, SEP, sortedByKey } from '../../db/raw.js';
+import { endUserItemStates, endUsers } from '../../db/schema/index.js';
+import { newId } from '../../platform/ids.js';
+
+/** The queries of the end-users module: its tables `end_users` and `end_user_item_states`. */
+
+export type EndUserRow = typeof endUsers.$inferSelect;
+
+// ---- identify --------------------------------------------------------------------------------
+
+/** The tenant's anonymous-only end user of `anonymousId`, locked for the transaction. */
+export async function findAnonymousEndUserForUpdate(
+  exec: Executor,
+  tenantId: string,
+  anonymousId: string,
+): Promise<{ id: string } | undefined> {
+  const [row] = await exec
+    .select({ id: endUsers.id })
+    .from(endUsers)
+    .where(
+      and(
+        eq(endUsers.tenantId, tenantId),
+        eq(endUsers.anonymousId, anonymousId),
+        isNull(endUsers.externalId),
+      ),
+    )
+    .for('update');
+  return row;
+}
+
+/**
+ * Gives the anonymous end user `id` the external id `userId` (traits merged shallowly, given
+ * ones winning; last seen moved forward to `seenAt`), unless the tenant already has an end user
+ * with that external id. The end user adopted, or undefined.
+ */
+export async function adoptAnonymousEndUser(
+  exec: Executor,
+  tenantId: string,
+  id: string,
+  change: { userId: string; traits: Record<string, unknown>; seenAt: Date },
+): Promise<{ id: string } | undefined> {
+  const other = alias(endUsers, 'u');
+  const [row] = await exec
+    .update(endUsers)
+    .set({
+      externalId: change.userId,
+      traits: sql`${endUsers.traits} || ${JSON.stringify(change.traits)}::jsonb`,
+      lastSeenAt: sql`greatest(${endUsers.lastSeenAt}, ${change.seenAt.toISOString()}::timestamptz)`,
+      updatedAt: sql`now()`,
+    })
+    .where(
+      and(
+        eq(endUsers.tenantId, tenantId),
+        eq(endUsers.id, id),
+        notExists(
+          exec
+            .select({ one: sql`1` })
+            .from(other)
+            .where(and(eq(other.tenantId, tenantId), eq(other.externalId, change.userId))),
+        ),
+      ),
+    )
+    .returning({ id: endUsers.id });
+  return row;
+}
+
+/**
+ * The end user of the tenant with external id `userId`: created with `id` when missing, else its
+ * traits merged shallowly (given ones winning), its anonymous id set when given, and its last
+ * seen moved forward to `seenAt`. Its id (`id` when created).
+ */
+export async function upsertIdentifiedEndUser(
+  exec: Executor,
+  values: {
+    id: string;
+    tenantId: string;
+    userId: string;
+    anonymousId: string | null;
+    traits: Record<string, unknown>;
+    seenAt: Date;
+  },
+): Promise<string> {
+  const [row] = await exec
+    .insert(endUsers)
+    .values({
+      id: values.id,
+      tenantId: values.tenantId,
+      externalId: values.userId,
+      anonymousId: values.anonymousId,
+      traits: values.traits,
+      firstSeenAt: values.seenAt,
+      lastSeenAt: values.seenAt,
+    })
+    .onConflictDoUpdate({
+      target: [endUsers.tenantId, endUsers.externalId],
+      targetWhere: sql`external_id is not null`,
+      set: {
+        traits: sql`${endUsers.traits} || excluded.traits`,
+        anonymousId: sql`coalesce(excluded.anonymous_id, ${endUsers.anonymousId})`,
+        lastSeenAt: sql`greatest(${endUsers.lastSeenAt}, excluded.last_seen_at)`,
+        updatedAt: sql`now()`,
+      },
+    })
+    .returning({ id: endUsers.id });
+  return row!.id;
+}
+
+/** The size in bytes of the end user's stored traits (as JSON text). */
+export async function traitsBytes(exec: Executor, tenantId: string, id: string): Promise<number | undefined> {
+  const [row] = await exec
+    .select({ bytes: sql<number>`octet_length(${endUsers.traits}::text)` })
+    .from(endUsers)
+    .where(and(eq(endUsers.tenantId, tenantId), eq(endUsers.id, id)));
+  return row?.bytes;
+}
+
+/**
+ * Folds end user `fromId` into `toId` (traits merged, `toId`'s winning; the earliest first seen
+ * and the latest last seen) and deletes `fromId`. Every table pointing at `fromId` has moved its
+ * rows first (the mergers).
+ */
+export async function foldEndUserInto(
+  exec: Executor,
+  tenantId: string,
+  fromId: string,
+  toId: string,
+): Promise<void> {
+  const from = alias(endUsers, 'f');
+  await exec
+    .update(endUsers)
+    .set({
+      traits: sql`${from.traits} || ${endUsers.traits}`,
+      firstSeenAt: sql`least(${endUsers.firstSeenAt}, ${from.firstSeenAt})`,
+      lastSeenAt: sql`greatest(${endUsers.lastSeenAt}, ${from.lastSeenAt})`,
+    })
+    .from(from)
+    .where(
+      and(
+        eq(endUsers.tenantId, tenantId),
+        eq(endUsers.id, toId),
+        eq(from.tenantId, tenantId),
+        eq(from.id, fromId),
+      ),
+    );
+  await exec.delete(endUsers).where(and(eq(endUsers.tenantId, tenantId), eq(endUsers.id, fromId)));
+}
+
+/** Identify's merge: the item states of `fromId` move to `toId`, the earliest times kept. */
+export async function moveItemStatesOf(
+  exec: Executor,
+  tenantId: string,
+  fromId: string,
+  toId: string,
+): Promise<void> {
+  const s = endUserItemStates;
+  await exec.execute(sql`
+    insert into ${s} (${columnNames(s.tenantId, s.endUserId, s.itemId, s.completedAt, s.dismissedAt, s.updatedAt)})
+    select ${s.tenantId}, ${toId}::uuid, ${s.itemId}, ${s.completedAt}, ${s.dismissedAt}, now()
+    from ${s} where ${s.tenantId} = ${tenantId} and ${s.endUserId} = ${fromId}
+    on conflict (${columnNames(s.tenantId, s.endUserId, s.itemId)}) do update set
+      ${sql.identifier(s.completedAt.name)} = least(${s.completedAt}, excluded.completed_at),
+      ${sql.identifier(s.dismissedAt.name)} = least(${s.dismissedAt}, excluded.dismissed_at),
+      ${sql.identifier(s.updatedAt.name)} = now()`);
+  await exec.delete(s).where(and(eq(s.tenantId, tenantId), eq(s.endUserId, fromId)));
+}
+
+// ---- resolution ------------------------------------------------------------------------------
+
+export type EndUserOfUserId = Pick<EndUserRow, 'id' | 'tenantId'> & { userId: string };
+
+const END_USERS_OF_USER_IDS = fixedQuery<EndUserOfUserId>(sql`
+  select u.id as "id", p.tenant_id as "tenantId", p.user_id as "userId"
+  from unnest(${sql.placeholder('tenantIds')}::uuid[], ${sql.placeholder('userIds')}::text[]) as p (tenant_id, user_id)
+  cross join lateral end_user_of(p.tenant_id, p.user_id, null) u`);
+
+/**
+ * The end users of (tenant, userId) pairs (`tenantIds[i]`, `userIds[i]`) by the resolution rule
+ * (`end_user_of`, migration 0021), for a chunk of events in one statement (its text built once:
+ * event processing); pairs with none are left out.
+ */
+export const findEndUsersOfUserIds = (
+  exec: Executor,
+  pairs: { tenantIds: string[]; userIds: string[] },
+): Promise<EndUserOfUserId[]> => END_USERS_OF_USER_IDS(exec, pairs);
+
+// ---- activity (event processing) -------------------------------------------------------------
+
+// The three statements of the activity effect (the events' hot path) stay fixed SQL text run as
+// named prepared statements, parsed and planned once per connection (bench/RESULTS.md, "Stores of
+// flows, content, audiences, translations and end-users"): their rows come as column arrays
+// (unnest), and their conflict rules, CTEs and `end_user_of` calls have no query-builder form.
+
+/** An end user seen in a chunk: its tenant, external id or anonymous id, earliest and latest event. */
+export interface SeenEndUser {
+  tenantId: string;
+  /** userId (external id); null for anonymous visitors. */
+  ext: string | null;
+  anon: string | null;
+  /** ISO timestamps. */
+  first: string;
+  last: string;
+}
+
+const UPSERT_SEEN_USERS = `
+insert into end_users as e (id, tenant_id, external_id, anonymous_id, traits, first_seen_at, last_seen_at)
+select x.id, x.tenant_id, x.ext, x.anon, '{}'::jsonb, x.first, x.last
+from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[])
+  as x (id, tenant_id, ext, anon, first, last)
+where exists (select 1 from tenants t where t.id = x.tenant_id)
+on conflict (tenant_id, external_id) where external_id is not null do update set
+  last_seen_at = greatest(e.last_seen_at, excluded.last_seen_at),
+  first_seen_at = least(e.first_seen_at, excluded.first_seen_at),
+  anonymous_id = coalesce(e.anonymous_id, excluded.anonymous_id)
+where excluded.last_seen_at > e.last_seen_at or excluded.first_seen_at < e.first_seen_at
+   or (e.anonymous_id is null and excluded.anonymous_id is not null)`;
+
+const UPSERT_SEEN_ANONYMOUS = `
+with x as (
+  select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::timestamptz[])
+    as x (id, tenant_id, anon, first, last)
+  where exists (select 1 from tenants t where t.id = x.tenant_id)
+),
+resolved as (
+  select x.*, (select eu.id from end_user_of(x.tenant_id, null, x.anon) eu) as target
+  from x
+),
+advanced as (
+  update end_users e set last_seen_at = greatest(e.last_seen_at, g.last),
+                         first_seen_at = least(e.first_seen_at, g.first)
+  from (select target, min(first) as first, max(last) as last from resolved where target is not null group by target) g
+  where e.id = g.target and (g.last > e.last_seen_at or g.first < e.first_seen_at)
+  returning e.id
+)
+insert into end_users as e (id, tenant_id, anonymous_id, traits, first_seen_at, last_seen_at)
+select id, tenant_id, anon, '{}'::jsonb, first, last from resolved where target is null
+on conflict (tenant_id, anonymous_id) where anonymous_id is not null and external_id is null do update set
+  last_seen_at = greatest(e.last_seen_at, excluded.last_seen_at),
+  first_seen_at = least(e.first_seen_at, excluded.first_seen_at)`;
+
+const RECORD_ITEM_STATES = `
+with x as (
+  select * from unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::timestamptz[], $6::timestamptz[])
+    as x (tenant_id, ext, anon, item_id, completed, dismissed)
+),
+resolved as (
+  select x.*, (select eu.id from end_user_of(x.tenant_id, x.ext, x.anon) eu) as end_user_id
+  from x
+)
+insert into end_user_item_states as s (tenant_id, end_user_id, item_id, completed_at, dismissed_at, updated_at)
+select tenant_id, end_user_id, item_id, min(completed), min(dismissed), now()
+from resolved where end_user_id is not null
+group by tenant_id, end_user_id, item_id
+on conflict (tenant_id, end_user_id, item_id) do update set
+  completed_at = coalesce(s.completed_at, excluded.completed_at),
+  dismissed_at = coalesce(s.dismissed_at, excluded.dismissed_at),
+  updated_at = now()
+where (s.completed_at is null and excluded.completed_at is not null)
+   or (s.dismissed_at is null and excluded.dismissed_at is not null)`;
+
+const freshId = () => newId();
+
+/**
+ * The rows in the order of their keys: every chunk sends the rows it shares with another in the
+ * same order, so concurrent processors lock shared rows in the same order and wait for each
+ * other instead of deadlocking (sortedByKey).
+ */
+function inKeyOrder<T>(rows: Iterable<T>, keyOf: (row: T) => string): T[] {
+  const entries: [string, T][] = [];
+  for (const row of rows) entries.push([keyOf(row), row]);
+  return sortedByKey(entries);
+}
+
+/**
+ * End users with a userId (one row each): each created when missing (traits {}, with its
+ * anonymous id) or its first/last seen widened (never narrowed) and its anonymous id set when it
+ * had none. Rows of unknown tenants are skipped.
+ */
+export async function upsertSeenUsers(exec: Executor, rows: readonly SeenEndUser[]): Promise<void> {
+  if (rows.length === 0) return;
+  await preparedQuery(
+    exec,
+    UPSERT_SEEN_USERS,
+    columnsOf(
+      inKeyOrder(rows, (r) => r.tenantId + SEP + r.ext),
+      [freshId, 'tenantId', 'ext', 'anon', 'first', 'last'],
+    ),
+  );
+}
+
+/**
+ * Visitors with only an anonymous id (one row each): the end user each resolves to
+ * (`end_user_of`) has its first/last seen widened, or an anonymous-only end user is created.
+ */
+export async function upsertSeenAnonymous(exec: Executor, rows: readonly SeenEndUser[]): Promise<void> {
+  if (rows.length === 0) return;
+  await preparedQuery(
+    exec,
+    UPSERT_SEEN_ANONYMOUS,
+    columnsOf(
+      inKeyOrder(rows, (r) => r.tenantId + SEP + r.anon),
+      [freshId, 'tenantId', 'anon', 'first', 'last'],
+    ),
+  );
+}
+
+/** A completion or dismissal of an item by the end user of (`ext`, `anon`); ISO timestamps. */
+export interface ItemStateEvent {
+  tenantId: string;
+  ext: string | null;
+  anon: string | null;
+  itemId: string;
+  completed: string | null;
+  dismissed: string | null;
+}
+
+/**
+ * Frequency-cap state: per resolved end user and item, the first completion and the first
+ * dismissal are kept (later ones change nothing; several events of one pair are grouped).
+ */
+export async function recordItemStates(exec: Executor, rows: readonly ItemStateEvent[]): Promise<void> {
+  if (rows.length === 0) return;
+  const ordered = inKeyOrder(
+    rows,
+    (r) => `${r.tenantId}${SEP}${r.ext ?? ''}${SEP}${r.anon ?? ''}${SEP}${r.itemId}`,
+  );
+  await preparedQuery(
+    exec,
+    RECORD_ITEM_STATES,
+    columnsOf(ordered, ['tenantId', 'ext', 'anon', 'itemId', 'completed', 'dismissed']),
+  );
+}
