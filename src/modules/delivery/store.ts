@@ -66,9 +66,10 @@ export interface SessionKey {
 
 interface LookupRow {
   i?: number;
-  id: string | null;
-  external_id: string | null;
-  traits: Record<string, unknown> | string | null;
+  id: EndUser['id'] | null;
+  external_id: EndUser['externalId'];
+  /** Text when the prepared statement reads it as such (db/raw.ts `jsonValue`). */
+  traits: EndUser['traits'] | string | null;
   version: number | string;
   completed: string[] | null;
   dismissed: string[] | null;
@@ -137,7 +138,7 @@ const insertEndUsersStatement = fixedStatement<
 /**
  * The session lookup's statements for these contributors, built once per app. The hot path of
  * `POST /api/sdk/session`: named prepared statements (planned once per connection), one for a
- * single request and one for a batch (bench/RESULTS.md, "Session lookup").
+ * single request and one for a batch (bench/RESULTS.md, "Stores of delivery, experiments and journeys").
  */
 export function sessionLookupStatements(contributors: readonly StateContributor[]) {
   const stateful = contributors.filter((c) => c.userState);

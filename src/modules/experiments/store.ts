@@ -373,7 +373,7 @@ export interface AssignmentCell {
 /**
  * Assignments of an experiment counted per variant, assignment day and conversion day: one
  * grouped index-only scan of `experiment_assignments_results_idx` (tenant, experiment, variant,
- * assigned_at, converted_at). Raw: `date_bin` to UTC midnights, a third of the cost of casting
+ * assigned_at, converted_at). Raw: grouped on `date_bin` to UTC midnights, cheaper than casting
  * every row to a date (bench/README.md, experiments).
  */
 export async function countAssignmentsByDay(

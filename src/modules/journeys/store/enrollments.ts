@@ -19,7 +19,7 @@ import { isAudienceOnly } from './journeys.js';
  * Enrollments (`journey_enrollments`): the durable machine's rows. The runtime's statements
  * (the event effect, the timer job, the session's first exposure) are raw and rendered once:
  * set-based writes of any number of rows as one text parameter (db/text-rows.ts), `unnest`
- * joins, advisory locks; their figures are in bench/README.md ("Journeys").
+ * joins, advisory locks (bench/README.md, "Journeys"; bench/RESULTS.md, "Stores of delivery, experiments and journeys").
  */
 
 const e = journeyEnrollments;
@@ -138,16 +138,17 @@ export async function stopInProgressEnrollments(
 
 // ---- enrollment decisions ------------------------------------------------------------------------
 
+const lockDecisionsStatement = fixedStatement<never, { keys: string[] }>(
+  sql`select count(pg_advisory_xact_lock(hashtextextended(s.k, 0)))
+    from (select k from unnest(${sql.placeholder('keys')}::text[]) with ordinality as x (k, i) order by i) s`,
+);
+
 /**
  * Serializes enrollment decisions per key across transactions and instances: transaction-scoped
  * advisory locks, taken in the order given (callers sort their keys), in one statement.
  */
 export async function lockEnrollmentDecisions(tx: Executor, keys: string[]): Promise<void> {
-  await sqlRows(
-    tx,
-    sql`select count(pg_advisory_xact_lock(hashtextextended(s.k, 0)))
-     from (select k from unnest(${sql.param(keys)}::text[]) with ordinality as x (k, i) order by i) s`,
-  );
+  await runStatement(tx, lockDecisionsStatement, { keys });
 }
 
 export interface JourneyUser {
@@ -155,21 +156,27 @@ export interface JourneyUser {
   endUserId: string;
 }
 
+const pairsOf = (pairs: JourneyUser[]) => ({
+  journeyIds: pairs.map((p) => p.journeyId),
+  endUserIds: pairs.map((p) => p.endUserId),
+});
+
+const enrollmentsOfPairsStatement = fixedStatement<
+  Pick<EnrollmentRow, 'journeyId' | 'endUserId' | 'status'> & {
+    enrolledAt: Date | string;
+    endedAt: Date | string | null;
+  },
+  ReturnType<typeof pairsOf>
+>(
+  sql`select ${e.journeyId} as "journeyId", ${e.endUserId} as "endUserId", ${e.status} as "status",
+      ${e.enrolledAt} as "enrolledAt", ${e.endedAt} as "endedAt"
+    from ${e} join unnest(${sql.placeholder('journeyIds')}::uuid[], ${sql.placeholder('endUserIds')}::uuid[]) as p (j, u)
+      on ${e.journeyId} = p.j and ${e.endUserId} = p.u`,
+);
+
 /** Every enrollment of these (journey, end user) pairs, any status (re-entry). */
-export async function listEnrollmentsOf(tx: Executor, pairs: JourneyUser[]) {
-  return sqlRows<
-    Pick<EnrollmentRow, 'journeyId' | 'endUserId' | 'status'> & {
-      enrolledAt: Date | string;
-      endedAt: Date | string | null;
-    }
-  >(
-    tx,
-    sql`select ${e.journeyId} as "journeyId", ${e.endUserId} as "endUserId", ${e.status} as "status",
-        ${e.enrolledAt} as "enrolledAt", ${e.endedAt} as "endedAt"
-     from ${e} join unnest(${sql.param(pairs.map((p) => p.journeyId))}::uuid[], ${sql.param(pairs.map((p) => p.endUserId))}::uuid[]) as p (j, u)
-       on ${e.journeyId} = p.j and ${e.endUserId} = p.u`,
-  );
-}
+export const listEnrollmentsOf = (tx: Executor, pairs: JourneyUser[]) =>
+  runStatement(tx, enrollmentsOfPairsStatement, pairsOf(pairs));
 
 const lockInProgressStatement = fixedStatement<
   StoredEnrollment,
@@ -189,18 +196,19 @@ export const lockInProgressEnrollmentsOf = (tx: Executor, users: { tenantId: str
     endUserIds: users.map((u) => u.endUserId),
   });
 
+const inProgressOfPairsStatement = fixedStatement<
+  Pick<EnrollmentRow, 'id' | 'journeyId' | 'endUserId'> & { waiting: EnrollmentState['waiting'] },
+  ReturnType<typeof pairsOf>
+>(
+  sql`select ${e.id} as "id", ${e.journeyId} as "journeyId", ${e.endUserId} as "endUserId", ${e.state} -> 'waiting' as "waiting"
+    from ${e} join unnest(${sql.placeholder('journeyIds')}::uuid[], ${sql.placeholder('endUserIds')}::uuid[]) as p (j, u)
+      on ${e.journeyId} = p.j and ${e.endUserId} = p.u
+    where ${e.status} = 'in_progress'`,
+);
+
 /** The in-progress enrollment of each of these pairs that has one, with what it waits at. */
-export async function listInProgressOf(tx: Executor, pairs: JourneyUser[]) {
-  return sqlRows<
-    Pick<EnrollmentRow, 'id' | 'journeyId' | 'endUserId'> & { waiting: EnrollmentState['waiting'] }
-  >(
-    tx,
-    sql`select ${e.id} as "id", ${e.journeyId} as "journeyId", ${e.endUserId} as "endUserId", ${e.state} -> 'waiting' as "waiting"
-     from ${e} join unnest(${sql.param(pairs.map((p) => p.journeyId))}::uuid[], ${sql.param(pairs.map((p) => p.endUserId))}::uuid[]) as p (j, u)
-       on ${e.journeyId} = p.j and ${e.endUserId} = p.u
-     where ${e.status} = 'in_progress'`,
-  );
-}
+export const listInProgressOf = (tx: Executor, pairs: JourneyUser[]) =>
+  runStatement(tx, inProgressOfPairsStatement, pairsOf(pairs));
 
 /** The journeys an end user is in progress in. */
 export async function listJourneysInProgress(tx: Executor, tenantId: string, endUserId: string) {

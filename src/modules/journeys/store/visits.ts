@@ -7,7 +7,7 @@ import { linesFrom, quoted, textRows } from '../../../db/text-rows.js';
 /**
  * The node history (`journey_node_visits`): one row per (enrollment, node, visit), entered and
  * exited. Written set-based with the steps that caused it (raw, rendered once: any number of rows
- * as one text parameter, db/text-rows.ts); read by the analytics.
+ * as one text parameter, db/text-rows.ts; bench/RESULTS.md, "Stores of delivery, experiments and journeys"); read by the analytics.
  */
 
 const v = journeyNodeVisits;
