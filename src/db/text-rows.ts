@@ -1,3 +1,5 @@
+import { type Placeholder, type SQL, sql } from 'drizzle-orm';
+
 /**
  * Many rows as one text parameter: a line per row, fields separated by a tab, an empty field for
  * null. PostgreSQL splits it (`string_to_table`, `split_part`) for about half the CPU it takes to
@@ -25,6 +27,14 @@ export const quoted = (text: string | null | undefined): string | null =>
  * nested loop of index probes, not a hash join over a scan of the table.
  */
 export function linesAs(param: string, alias: string, columns: readonly string[]): string {
+  return `(select ${columnsOfLines(columns)} from text_lines(${param}) as line) as ${alias}`;
+}
+
+/** `linesAs` for a drizzle statement: `param` is its value (e.g. `sql.placeholder('rows')`). */
+export const linesFrom = (param: SQL | Placeholder, alias: string, columns: readonly string[]): SQL =>
+  sql`(select ${sql.raw(columnsOfLines(columns))} from text_lines(${param}) as line) as ${sql.identifier(alias)}`;
+
+function columnsOfLines(columns: readonly string[]): string {
   const list = columns.map((spec, i) => {
     const [name, declared] = spec.split(' ') as [string, string];
     const nullable = declared.endsWith('?');
@@ -33,5 +43,5 @@ export function linesAs(param: string, alias: string, columns: readonly string[]
     const value = nullable ? `nullif(${field}, '')` : field;
     return `${type === 'quoted' ? `(${value}::json #>> '{}')` : `${value}::${type}`} as ${name}`;
   });
-  return `(select ${list.join(', ')} from text_lines(${param}) as line) as ${alias}`;
+  return list.join(', ');
 }

@@ -4,7 +4,7 @@ import { columnsOf, rawQuery } from '../../src/db/raw.js';
 import { compileJourney } from '../../src/modules/journeys/engine/graph.js';
 import type { JourneyEdge, JourneyNode } from '../../src/modules/journeys/engine/schemas.js';
 import { startEnrollment } from '../../src/modules/journeys/runtime/enroll.js';
-import { type Live, persist } from '../../src/modules/journeys/runtime/store.js';
+import { type Live, persist } from '../../src/modules/journeys/runtime/persist.js';
 import { newId } from '../../src/platform/ids.js';
 
 /**

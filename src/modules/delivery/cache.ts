@@ -2,13 +2,13 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { DatabaseHandle, Executor } from '../../db/client.js';
-import { rawQuery } from '../../db/raw.js';
 import type { RuleNode } from '../../engine/rules.js';
 import { loadLiveAudiences } from '../audiences/index.js';
 import { applyTranslations, loadTranslations, type TranslatedFields } from '../translations/index.js';
 import type { DeliveryContributor, DeliveryItem } from './contract.js';
 import type { Candidates, FrequencySettings, Servable } from './engine/choose-session.js';
 import { TRANSLATION_TYPES } from './items.js';
+import { listLocaleCodes, readSnapshotHead } from './store.js';
 
 /**
  * The per-tenant DELIVERY cache: what `POST /api/sdk/session` may serve a tenant, prepared once.
@@ -113,12 +113,7 @@ async function readSnapshot(
   tenantId: string,
   contributors: readonly DeliveryContributor[],
 ): Promise<Snapshot> {
-  const [head] = await rawQuery<{ version: number | null; settings: unknown }>(
-    tx,
-    `select (select version from tenant_delivery_versions where tenant_id = $1)::float8 as version,
-            (select settings from tenants where id = $1) as settings`,
-    [tenantId],
-  );
+  const head = await readSnapshotHead(tx, tenantId);
   const items: DeliveryItem[] = [];
   const parts = new Map<string, unknown>();
   const audienceIds = new Set<string>();
@@ -133,9 +128,7 @@ async function readSnapshot(
   for (const item of unique) if (item.servable.audienceId) audienceIds.add(item.servable.audienceId);
   const audiences =
     audienceIds.size > 0 ? await loadLiveAudiences(tx, tenantId, [...audienceIds]) : new Map();
-  const localeRows = await rawQuery<{ code: string }>(tx, 'select code from locales where tenant_id = $1', [
-    tenantId,
-  ]);
+  const localeCodes = await listLocaleCodes(tx, tenantId);
   const flows = unique.filter((i) => i.kind === 'flow').sort(byPriority);
   const content = unique.filter((i) => i.kind === 'content').sort(byPriority);
   return {
@@ -147,7 +140,7 @@ async function readSnapshot(
     audiences,
     audienceResults: new Map(),
     candidates: new Map(),
-    localeCodes: new Set(localeRows.map((l) => l.code.toLowerCase())),
+    localeCodes: new Set(localeCodes.map((code) => code.toLowerCase())),
     parts,
     items: { flows, content },
     views: new Map(),

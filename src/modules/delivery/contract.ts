@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/client.js';
 import type { ContributorChoice, Servable, SessionFacts } from './engine/choose-session.js';
+import type { SqlExpression } from './store.js';
 
 /**
  * The delivery seam. A module that adds to what `POST /api/sdk/session` serves contributes a
@@ -46,10 +47,13 @@ export interface DeliveryPart<Data = unknown> {
 
 export interface UserStateQuery<State> {
   /**
-   * A scalar SQL expression (one value, e.g. a `jsonb` built by a subquery) of the state of end
-   * user `endUser` in tenant `tenant` (both are SQL expressions to splice in, never values).
+   * A scalar expression (one value, e.g. a `jsonb` built by a subquery over the contributor's own
+   * tables, written in its store with drizzle's `sql`) of the state of end user `endUser` in
+   * tenant `tenant`: both are expressions of the lookup statement, never values. Called once per
+   * app: delivery renders the statement once and keeps it prepared, so the fragment's conditions
+   * that a partial index needs are literals in its text.
    */
-  sql(tenant: string, endUser: string): string;
+  sql(tenant: SqlExpression, endUser: SqlExpression): SqlExpression;
   /** The column's value as read (null when the session has no end user). */
   parse(value: unknown): State;
 }

@@ -3,7 +3,8 @@ import type { ModuleManifest } from '../../deps.js';
 /**
  * What `POST /api/sdk/session` serves, as a seam: the contract of delivery contributors
  * (contract.ts), the cached per-tenant snapshot they fill (cache.ts), the session's one lookup
- * statement (lookup.ts) and helpers to build items (items.ts). The choice itself is pure:
+ * statement (lookup.ts: batching; store.ts: the statement, composed of the contributors' typed
+ * fragments) and helpers to build items (items.ts). The choice itself is pure:
  * `engine/choose-session.ts`. The module contributes nothing itself; flows, content, experiments and
  * journeys contribute to it.
  */
@@ -12,7 +13,7 @@ export const deliveryModule: ModuleManifest = { name: 'delivery' };
 export type { DeliveryCache, LocaleView, SessionCandidates, Snapshot } from './cache.js';
 // The surface other modules use.
 export { createDeliveryCache } from './cache.js';
-export type { DeliveryContributor, DeliveryItem, RememberEntry } from './contract.js';
+export type { DeliveryContributor, DeliveryItem, RememberEntry, UserStateQuery } from './contract.js';
 export type {
   ContributorChoice,
   ContributorChooser,

@@ -1,7 +1,8 @@
 import type { Executor } from '../../db/client.js';
-import { rawQuery } from '../../db/raw.js';
 import { isUuid } from '../../platform/ids.js';
+import type { EndUserMerger } from '../end-users/index.js';
 import type { EventEffect, ProcessedBatch } from '../events/index.js';
+import { type ConversionRow, markConversions, moveAssignments as moveAssignmentRows } from './store.js';
 
 /**
  * EXPERIMENT_CONVERSION events (DECISIONS §6): `properties.experimentId` names the experiment;
@@ -18,14 +19,7 @@ import type { EventEffect, ProcessedBatch } from '../events/index.js';
  * letter (converting without being in an experiment is normal).
  */
 async function applyConversions(tx: Executor, batches: ProcessedBatch[]): Promise<void> {
-  const rows: {
-    tenantId: string;
-    experimentId: string;
-    ext: string | null;
-    anon: string | null;
-    variantId: string | null;
-    at: string;
-  }[] = [];
+  const rows: ConversionRow[] = [];
   for (const batch of batches) {
     for (const event of batch.events) {
       if (event.type !== 'EXPERIMENT_CONVERSION') continue;
@@ -50,31 +44,7 @@ async function applyConversions(tx: Executor, batches: ProcessedBatch[]): Promis
       });
     }
   }
-  if (rows.length === 0) return;
-  await rawQuery(
-    tx,
-    `update experiment_assignments a set converted_at = greatest(c.at, a.assigned_at)
-     from (
-       select a2.experiment_id, a2.end_user_id, min(x.at) as at
-       from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::uuid[], $6::timestamptz[])
-         as x (tenant_id, experiment_id, ext, anon, variant_id, at)
-       cross join lateral end_user_of(x.tenant_id, x.ext, x.anon) u
-       join experiment_assignments a2
-         on a2.experiment_id = x.experiment_id and a2.end_user_id = u.id and a2.tenant_id = x.tenant_id
-       where a2.converted_at is null and (x.variant_id is null or x.variant_id = a2.variant_id)
-       group by a2.experiment_id, a2.end_user_id
-       order by a2.experiment_id, a2.end_user_id
-     ) c
-     where a.experiment_id = c.experiment_id and a.end_user_id = c.end_user_id and a.converted_at is null`,
-    [
-      rows.map((r) => r.tenantId),
-      rows.map((r) => r.experimentId),
-      rows.map((r) => r.ext),
-      rows.map((r) => r.anon),
-      rows.map((r) => r.variantId),
-      rows.map((r) => r.at),
-    ],
-  );
+  await markConversions(tx, rows);
 }
 
 export const experimentConversionsEffect: EventEffect = {
@@ -85,21 +55,5 @@ export const experimentConversionsEffect: EventEffect = {
 };
 
 /** Identify merged an anonymous end user into `toId`: its assignments move, the identified user's own winning. */
-export async function moveAssignments(
-  tx: Executor,
-  { tenantId, fromId, toId }: { tenantId: string; fromId: string; toId: string },
-): Promise<void> {
-  await rawQuery(
-    tx,
-    `insert into experiment_assignments (experiment_id, end_user_id, tenant_id, variant_id, assigned_at, converted_at)
-     select experiment_id, $3, tenant_id, variant_id, assigned_at, converted_at
-     from experiment_assignments where tenant_id = $1 and end_user_id = $2
-     order by experiment_id
-     on conflict do nothing`,
-    [tenantId, fromId, toId],
-  );
-  await rawQuery(tx, 'delete from experiment_assignments where tenant_id = $1 and end_user_id = $2', [
-    tenantId,
-    fromId,
-  ]);
-}
+export const moveAssignments: EndUserMerger = (tx, { tenantId, fromId, toId }) =>
+  moveAssignmentRows(tx, tenantId, fromId, toId);

@@ -1,5 +1,4 @@
 import type { Executor } from '../../db/client.js';
-import { jsonValue, rawQuery } from '../../db/raw.js';
 import type {
   ContributorChoice,
   DeliveryContributor,
@@ -8,6 +7,7 @@ import type {
   SessionFacts,
 } from '../delivery/index.js';
 import { assignVariant } from './engine/assignment.js';
+import { type Assignments, assignmentsOfUser, insertAssignments, listRunningExperiments } from './store.js';
 
 /**
  * Experiments in `POST /api/sdk/session`. The snapshot holds the tenant's running experiments
@@ -45,9 +45,6 @@ export interface RunningExperiment {
   flowIds: string[];
 }
 
-/** The user's assignments: experiment id → variant id. */
-type Assignments = Record<string, string>;
-
 /** A first assignment to store; `at` the session's time (ms). */
 interface NewAssignment {
   experimentId: string;
@@ -56,43 +53,15 @@ interface NewAssignment {
 }
 
 export async function loadRunningExperiments(tx: Executor, tenantId: string): Promise<RunningExperiment[]> {
-  const rows = await rawQuery<{
-    id: string;
-    seed: string;
-    audience_id: string | null;
-    end_date: Date | string | null;
-    variants: { id: string; flowId: string | null; bp: number }[] | string;
-  }>(
-    tx,
-    `select e.id, e.seed, e.audience_id, e.end_date,
-            coalesce((select jsonb_agg(jsonb_build_object('id', v.id, 'flowId', v.flow_id, 'bp', v.split_basis_points)
-                                       order by v.position)
-                      from experiment_variants v where v.tenant_id = e.tenant_id and v.experiment_id = e.id), '[]') as variants
-     from experiments e where e.tenant_id = $1 and e.status = 'running'
-     order by e.start_date, e.id`,
-    [tenantId],
-  );
-  return rows.map((r) => {
-    const variants = jsonValue<{ id: string; flowId: string | null; bp: number }[]>(r.variants) ?? [];
-    return {
-      id: r.id,
-      seed: r.seed,
-      audienceId: r.audience_id,
-      endDate: r.end_date === null ? null : new Date(r.end_date).getTime(),
-      variants: variants.map((v) => ({ id: v.id, flowId: v.flowId, splitPercentage: v.bp / 100 })),
-      flowIds: [...new Set(variants.map((v) => v.flowId).filter((f): f is string => f !== null))],
-    };
-  });
-}
-
-/** The user-state column (a jsonb object of experiment id → variant id) read without a schema: it is on every session. */
-function parseAssignments(value: unknown): Assignments {
-  const parsed = jsonValue<unknown>(value as string | null);
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
-  const out: Assignments = {};
-  for (const [k, v] of Object.entries(parsed as Record<string, unknown>))
-    if (typeof v === 'string') out[k] = v;
-  return out;
+  const rows = await listRunningExperiments(tx, tenantId);
+  return rows.map((r) => ({
+    id: r.id,
+    seed: r.seed,
+    audienceId: r.audienceId,
+    endDate: r.endDate === null ? null : r.endDate.getTime(),
+    variants: r.variants.map((v) => ({ id: v.id, flowId: v.flowId, splitPercentage: v.bp / 100 })),
+    flowIds: [...new Set(r.variants.map((v) => v.flowId).filter((f): f is string => f !== null))],
+  }));
 }
 
 /** The pure per-session choice (exported for unit tests). */
@@ -136,37 +105,17 @@ export async function rememberAssignments(
   exec: Executor,
   entries: RememberEntry[],
 ): Promise<ContributorChoice[]> {
-  const rows = new Map<string, { tenantId: string; endUserId: string; a: NewAssignment }>();
-  for (const entry of entries) {
-    for (const item of (entry.choice.remember ?? []) as NewAssignment[]) {
-      rows.set(`${item.experimentId}:${entry.endUserId}`, {
-        tenantId: entry.tenantId,
-        endUserId: entry.endUserId,
-        a: item,
-      });
-    }
-  }
-  const choices = entries.map((e) => e.choice);
-  if (rows.size === 0) return choices;
-  const sorted = [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
-  await rawQuery(
-    exec,
-    `insert into experiment_assignments (experiment_id, end_user_id, tenant_id, variant_id, assigned_at)
-     select x.experiment_id, x.end_user_id, x.tenant_id, x.variant_id, x.at
-     from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::timestamptz[])
-       with ordinality as x (experiment_id, end_user_id, tenant_id, variant_id, at, i)
-     join experiments e on e.id = x.experiment_id and e.tenant_id = x.tenant_id and e.status = 'running'
-     order by x.i
-     on conflict do nothing`,
-    [
-      sorted.map((r) => r.a.experimentId),
-      sorted.map((r) => r.endUserId),
-      sorted.map((r) => r.tenantId),
-      sorted.map((r) => r.a.variantId),
-      sorted.map((r) => new Date(r.a.at).toISOString()),
-    ],
+  const rows = entries.flatMap((entry) =>
+    ((entry.choice.remember ?? []) as NewAssignment[]).map((a) => ({
+      experimentId: a.experimentId,
+      endUserId: entry.endUserId,
+      tenantId: entry.tenantId,
+      variantId: a.variantId,
+      assignedAt: a.at,
+    })),
   );
-  return choices;
+  await insertAssignments(exec, rows);
+  return entries.map((e) => e.choice);
 }
 
 export const experimentDelivery: DeliveryContributor<RunningExperiment[], Assignments> = {
@@ -178,13 +127,8 @@ export const experimentDelivery: DeliveryContributor<RunningExperiment[], Assign
       audienceIds: running.map((e) => e.audienceId).filter((a): a is string => a !== null),
     };
   },
-  userState: {
-    // Every assignment of the user (a handful); the choice only reads the running experiments'.
-    sql: (tenant, endUser) =>
-      `(select jsonb_object_agg(a.experiment_id, a.variant_id) from experiment_assignments a
-        where a.end_user_id = ${endUser} and a.tenant_id = ${tenant})`,
-    parse: (value) => (value === null ? {} : parseAssignments(value)),
-  },
+  // Every assignment of the user (a handful); the choice only reads the running experiments'.
+  userState: assignmentsOfUser,
   choose: (data, state, facts) => chooseExperiments(data ?? [], state, facts),
   remember: rememberAssignments,
 };

@@ -1,12 +1,11 @@
-import { experiments } from '../../db/schema/index.js';
 import type { ModuleManifest } from '../../deps.js';
 import { scheduledMovesJob } from '../../platform/schedule.js';
-import { audienceReferrers } from '../audiences/index.js';
 import { experimentConversionsEffect, moveAssignments } from './conversions.js';
 import { experimentDelivery } from './delivery-contributor.js';
 import { completeEndedExperiments } from './results.js';
 import { experimentRoutes } from './routes.js';
 import { stopExperimentsForFlow } from './service.js';
+import { findExperimentsTargeting } from './store.js';
 
 /** A/B tests over flows: routes, assignment at session time, conversions from events, results. */
 export const experimentsModule: ModuleManifest = {
@@ -26,7 +25,7 @@ export const experimentsModule: ModuleManifest = {
     {
       target: 'audience',
       name: 'experiments',
-      find: audienceReferrers(experiments, { type: 'experiment', archived: 'archived' }),
+      find: findExperimentsTargeting,
     },
   ],
   dependentDisablers: [{ target: 'flow', name: 'experiments', disable: stopExperimentsForFlow }],

@@ -1,9 +1,9 @@
 import type { Executor } from '../../db/client.js';
-import { rawQuery } from '../../db/raw.js';
 import { recordAudits } from '../../platform/audit.js';
 import type { ServiceCtx } from '../../platform/context.js';
 import { analyzeExperiment } from './engine/stats.js';
-import { experimentMissing, findExperiment, loadVariants } from './records.js';
+import { experimentOr404, loadVariants } from './records.js';
+import { completeEndedExperimentRows, countAssignmentsByDay, countAssignmentsByVariant } from './store.js';
 
 /**
  * Results, aggregated in SQL over `experiment_assignments_results_idx` (tenant, experiment,
@@ -20,13 +20,6 @@ const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 const dayOfInstant = (at: Date | string) => dayOf(new Date(at).getTime());
 
-interface Cell {
-  variant_id: string;
-  assigned: Date | string;
-  converted: Date | string | null;
-  n: number;
-}
-
 /**
  * `GET /api/experiments/:id/results`: per variant the totals and a daily cumulative series
  * `{ date, participants, conversions }` (UTC days, participants by assignment day, conversions
@@ -34,18 +27,9 @@ interface Cell {
  * running, else to the day it stopped or completed (or the last day with activity, if later).
  */
 export async function experimentResults(ctx: ServiceCtx, id: string) {
-  const row = await findExperiment(ctx.db, ctx.tenantId, id);
-  if (!row) throw experimentMissing();
+  const row = await experimentOr404(ctx.db, ctx.tenantId, id);
   const variants = await loadVariants(ctx.db, ctx.tenantId, row.id);
-  const cells = await rawQuery<Cell>(
-    ctx.db,
-    // date_bin to UTC midnights: a third of the cost of casting every row to a date.
-    `select variant_id, date_bin('1 day', assigned_at, '1970-01-01Z') as assigned,
-            date_bin('1 day', converted_at, '1970-01-01Z') as converted, count(*)::float8 as n
-     from experiment_assignments where tenant_id = $1 and experiment_id = $2
-     group by 1, 2, 3`,
-    [ctx.tenantId, row.id],
-  );
+  const cells = await countAssignmentsByDay(ctx.db, ctx.tenantId, row.id);
 
   const today = dayOf(ctx.now.getTime());
   let first = row.startDate ? dayOf(row.startDate.getTime()) : Number.POSITIVE_INFINITY;
@@ -62,13 +46,13 @@ export async function experimentResults(ctx: ServiceCtx, id: string) {
   };
   for (const c of cells) {
     const a = dayOfInstant(c.assigned);
-    const n = Number(c.n);
-    bump(joined, c.variant_id, a, n);
+    const n = c.n;
+    bump(joined, c.variantId, a, n);
     first = Math.min(first, a);
     last = Math.max(last, a);
     if (c.converted !== null) {
       const d = dayOfInstant(c.converted);
-      bump(converted, c.variant_id, d, n);
+      bump(converted, c.variantId, d, n);
       last = Math.max(last, d);
     }
   }
@@ -122,17 +106,10 @@ export async function experimentResults(ctx: ServiceCtx, id: string) {
  * grouped index-only scan) fed to the pure statistics (engine/stats.ts).
  */
 export async function computeExperimentResults(ctx: ServiceCtx, id: string) {
-  const row = await findExperiment(ctx.db, ctx.tenantId, id);
-  if (!row) throw experimentMissing();
+  const row = await experimentOr404(ctx.db, ctx.tenantId, id);
   const variants = await loadVariants(ctx.db, ctx.tenantId, row.id);
-  const counts = await rawQuery<{ variant_id: string; n: number; x: number }>(
-    ctx.db,
-    `select variant_id, count(*)::float8 as n, count(converted_at)::float8 as x
-     from experiment_assignments where tenant_id = $1 and experiment_id = $2
-     group by variant_id`,
-    [ctx.tenantId, row.id],
-  );
-  const byVariant = new Map(counts.map((c) => [c.variant_id, c]));
+  const counts = await countAssignmentsByVariant(ctx.db, ctx.tenantId, row.id);
+  const byVariant = new Map(counts.map((c) => [c.variantId, c]));
   const analysis = analyzeExperiment(
     variants.map((v) => ({
       id: v.id,
@@ -151,20 +128,11 @@ export async function computeExperimentResults(ctx: ServiceCtx, id: string) {
  * audited with actorId null and `{ automatic: true }`.
  */
 export async function completeEndedExperiments(exec: Executor, now: Date): Promise<number> {
-  const done = await rawQuery<{ id: string; tenant_id: string; from: string }>(
-    exec,
-    `update experiments e set status = 'completed', updated_at = $1
-     from (select id, status from experiments
-           where status in ('running', 'stopped') and end_date is not null and end_date <= $1
-           order by id for update) due
-     where e.id = due.id
-     returning e.id, e.tenant_id, due.status as from`,
-    [now.toISOString()],
-  );
+  const done = await completeEndedExperimentRows(exec, now);
   await recordAudits(
     exec,
     done.map((e) => ({
-      tenantId: e.tenant_id,
+      tenantId: e.tenantId,
       action: 'EXPERIMENT_COMPLETED',
       entityType: 'experiment',
       entityId: e.id,

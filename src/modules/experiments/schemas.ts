@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { EXPERIMENT_STATUSES, EXPERIMENT_TYPES } from '../../db/schema/index.js';
 import { dataOf, jsonObject, listOf, timestamp, uuid } from '../../platform/http/schemas.js';
 import { paginationQuery } from '../../platform/pagination.js';
 import { experimentAnalysisSchema } from './engine/stats.js';
+import { EXPERIMENT_STATUSES, EXPERIMENT_TYPES } from './store.js';
 
 /** Variants an experiment may have (the control and up to nine challengers). */
 export const MAX_VARIANTS = 10;

@@ -1,11 +1,8 @@
-import { and, count, desc, eq, ilike, ne, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { experiments, experimentVariants } from '../../db/schema/index.js';
 import { recordAudits } from '../../platform/audit.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { validationError } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
-import { containsPattern, listPage } from '../../platform/pagination.js';
 import type { Referrer } from '../../platform/references.js';
 import { sameJson } from '../../platform/same-json.js';
 import { assertAudienceUsable } from '../audiences/index.js';
@@ -14,10 +11,8 @@ import { assertFeatureEnabled, assertPlanAllows } from '../pricing/index.js';
 import {
   type ExperimentRecord,
   type ExperimentRow,
-  experimentMissing,
-  findExperiment,
+  experimentOr404,
   loadVariants,
-  loadVariantsOf,
   toExperimentRecord,
   type VariantRow,
   withVariants,
@@ -30,34 +25,24 @@ import {
   type UpdateExperimentInput,
   type VariantInput,
 } from './schemas.js';
+import {
+  deleteVariants,
+  insertExperiment,
+  insertVariants,
+  listExperimentsPage,
+  listVariantsOf,
+  stopRunningExperimentsServing,
+  updateExperiment as updateExperimentRow,
+} from './store.js';
 import { EXPERIMENT_AUDIT_ACTION, type ExperimentAction, experimentLifecycle } from './transitions.js';
 
 const ENTITY = 'experiment';
 
 // ---- reads -----------------------------------------------------------------------------------
 
-// Columns of the outer query are qualified by hand: drizzle prints them bare inside a subquery.
-// Tenant first: the results index (tenant, experiment, …) answers it with an index-only scan.
-const assignmentCount = sql<number>`(select count(*) from experiment_assignments a where a.tenant_id = "experiments"."tenant_id" and a.experiment_id = "experiments"."id")`;
-
 export async function listExperiments(ctx: ServiceCtx, query: ListExperimentsQuery) {
-  const where: SQL[] = [eq(experiments.tenantId, ctx.tenantId)];
-  // Archived experiments are soft-deleted: hidden unless asked for by status.
-  where.push(query.status ? eq(experiments.status, query.status) : ne(experiments.status, 'archived'));
-  if (query.search) where.push(ilike(experiments.name, containsPattern(query.search)));
-  const page = await listPage(
-    ctx.db
-      .select({ row: experiments, assignments: assignmentCount.mapWith(Number) })
-      .from(experiments)
-      .where(and(...where))
-      .orderBy(desc(experiments.createdAt), desc(experiments.id)),
-    ctx.db
-      .select({ n: count() })
-      .from(experiments)
-      .where(and(...where)),
-    query,
-  );
-  const variants = await loadVariantsOf(
+  const page = await listExperimentsPage(ctx.db, ctx.tenantId, query);
+  const variants = await listVariantsOf(
     ctx.db,
     ctx.tenantId,
     page.data.map((r) => r.row.id),
@@ -72,9 +57,7 @@ export async function listExperiments(ctx: ServiceCtx, query: ListExperimentsQue
 }
 
 export async function getExperiment(ctx: ServiceCtx, id: string): Promise<ExperimentRecord> {
-  const row = await findExperiment(ctx.db, ctx.tenantId, id);
-  if (!row) throw experimentMissing();
-  return withVariants(ctx.db, row);
+  return withVariants(ctx.db, await experimentOr404(ctx.db, ctx.tenantId, id));
 }
 
 // ---- create and update -----------------------------------------------------------------------
@@ -129,32 +112,29 @@ export async function createExperiment(
     if (input.audienceId) await assertAudienceUsable(tx, ctx.tenantId, input.audienceId, 'audienceId');
     await assertVariantFlows(tx, ctx.tenantId, input.variants);
     const id = newId();
-    const [row] = await tx
-      .insert(experiments)
-      .values({
-        id,
-        tenantId: ctx.tenantId,
-        name: input.name,
-        description: input.description ?? null,
-        type: input.type,
-        status: 'draft',
-        audienceId: input.audienceId ?? null,
-        // The experiment's own id: unique, so two experiments bucket a user independently.
-        seed: id,
-        endDate: input.endDate ?? null,
-        createdAt: ctx.now,
-        updatedAt: ctx.now,
-      })
-      .returning();
+    const row = await insertExperiment(tx, {
+      id,
+      tenantId: ctx.tenantId,
+      name: input.name,
+      description: input.description ?? null,
+      type: input.type,
+      status: 'draft',
+      audienceId: input.audienceId ?? null,
+      // The experiment's own id: unique, so two experiments bucket a user independently.
+      seed: id,
+      endDate: input.endDate ?? null,
+      createdAt: ctx.now,
+      updatedAt: ctx.now,
+    });
     const variants = variantRows(ctx, id, input.variants, new Map());
-    if (variants.length > 0) await tx.insert(experimentVariants).values(variants);
+    await insertVariants(tx, variants);
     await audit(ctx, tx, {
       action: 'EXPERIMENT_CREATED',
       entityType: ENTITY,
       entityId: id,
       metadata: { name: input.name, variants: variants.length },
     });
-    return toExperimentRecord(row!, variants);
+    return toExperimentRecord(row, variants);
   });
 }
 
@@ -171,12 +151,11 @@ export async function updateExperiment(
   input: UpdateExperimentInput,
 ): Promise<ExperimentRecord> {
   return ctx.db.transaction(async (tx) => {
-    const row = await findExperiment(tx, ctx.tenantId, id, { lock: true });
-    if (!row) throw experimentMissing();
+    const row = await experimentOr404(tx, ctx.tenantId, id, { lock: true });
     experimentLifecycle.apply(row.status, 'update');
     const stored = await loadVariants(tx, ctx.tenantId, row.id);
 
-    const set: Partial<typeof experiments.$inferInsert> = {};
+    const set: Partial<ExperimentRow> = {};
     const changed: string[] = [];
     for (const key of UPDATABLE) {
       if (input[key] !== undefined && !sameJson(input[key], row[key])) {
@@ -196,19 +175,11 @@ export async function updateExperiment(
 
     if (set.audienceId) await assertAudienceUsable(tx, ctx.tenantId, set.audienceId, 'audienceId');
     if (variants) await assertVariantFlows(tx, ctx.tenantId, input.variants!);
-    const [updated] = await tx
-      .update(experiments)
-      .set({ ...set, updatedAt: ctx.now })
-      .where(and(eq(experiments.tenantId, ctx.tenantId), eq(experiments.id, row.id)))
-      .returning();
+    const updated = await updateExperimentRow(tx, ctx.tenantId, row.id, { ...set, updatedAt: ctx.now });
     if (variants) {
       // A draft has no assignments: the list is simply rewritten (kept ids reinserted).
-      await tx
-        .delete(experimentVariants)
-        .where(
-          and(eq(experimentVariants.tenantId, ctx.tenantId), eq(experimentVariants.experimentId, row.id)),
-        );
-      if (variants.length > 0) await tx.insert(experimentVariants).values(variants);
+      await deleteVariants(tx, ctx.tenantId, row.id);
+      await insertVariants(tx, variants);
     }
     await audit(ctx, tx, {
       action: 'EXPERIMENT_UPDATED',
@@ -216,7 +187,7 @@ export async function updateExperiment(
       entityId: row.id,
       metadata: { changed },
     });
-    return toExperimentRecord(updated!, variants ?? stored);
+    return toExperimentRecord(updated, variants ?? stored);
   });
 }
 
@@ -259,29 +230,24 @@ async function transition(
   action: Extract<ExperimentAction, 'start' | 'stop' | 'delete'>,
 ): Promise<ExperimentRecord> {
   return ctx.db.transaction(async (tx) => {
-    const row = await findExperiment(tx, ctx.tenantId, id, { lock: true });
-    if (!row) throw experimentMissing();
+    const row = await experimentOr404(tx, ctx.tenantId, id, { lock: true });
     const to = experimentLifecycle.apply(row.status, action);
     const variants = await loadVariants(tx, ctx.tenantId, row.id);
     if (to === row.status) return toExperimentRecord(row, variants);
     if (action === 'start') await assertStartable(tx, ctx, row, variants);
-    const [updated] = await tx
-      .update(experiments)
-      .set({
-        status: to,
-        updatedAt: ctx.now,
-        ...(action === 'start' && !row.startDate ? { startDate: ctx.now } : {}),
-        ...(to === 'archived' ? { archivedAt: ctx.now } : {}),
-      })
-      .where(and(eq(experiments.tenantId, ctx.tenantId), eq(experiments.id, row.id)))
-      .returning();
+    const updated = await updateExperimentRow(tx, ctx.tenantId, row.id, {
+      status: to,
+      updatedAt: ctx.now,
+      ...(action === 'start' && !row.startDate ? { startDate: ctx.now } : {}),
+      ...(to === 'archived' ? { archivedAt: ctx.now } : {}),
+    });
     await audit(ctx, tx, {
       action: EXPERIMENT_AUDIT_ACTION[to],
       entityType: ENTITY,
       entityId: row.id,
       metadata: { from: row.status, to, action },
     });
-    return toExperimentRecord(updated!, variants);
+    return toExperimentRecord(updated, variants);
   });
 }
 
@@ -302,18 +268,7 @@ export async function stopExperimentsForFlow(
   now: Date,
 ): Promise<Referrer[]> {
   if (!isUuid(flowId)) return [];
-  const stopped = await exec
-    .update(experiments)
-    .set({ status: 'stopped', updatedAt: now })
-    .where(
-      and(
-        eq(experiments.tenantId, tenantId),
-        eq(experiments.status, 'running'),
-        sql`exists (select 1 from experiment_variants v where v.experiment_id = ${experiments.id}
-                    and v.tenant_id = ${tenantId} and v.flow_id = ${flowId})`,
-      ),
-    )
-    .returning({ id: experiments.id, name: experiments.name });
+  const stopped = await stopRunningExperimentsServing(exec, tenantId, flowId, now);
   await recordAudits(
     exec,
     stopped.map((e) => ({

@@ -1,5 +1,5 @@
-import type { ExperimentStatus } from '../../db/schema/index.js';
 import { transitionTable } from '../../platform/state-machine.js';
+import type { ExperimentStatus } from './store.js';
 
 /**
  * The experiment lifecycle (spec "States and transitions / Experiment", DECISIONS §6) as one table.

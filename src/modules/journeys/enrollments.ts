@@ -1,8 +1,6 @@
 import type { Executor } from '../../db/client.js';
-import { jsonValue, rawQuery } from '../../db/raw.js';
 import type { ServiceCtx } from '../../platform/context.js';
 import { AppError, invalidTransition, notFound, validationError } from '../../platform/errors.js';
-import { toList } from '../../platform/pagination.js';
 import type { GoalConfig } from './engine/schemas.js';
 import { enrollRefusal } from './engine/triggers.js';
 import { findJourney, journeyMissing } from './records.js';
@@ -14,73 +12,38 @@ import {
   startEnrollment,
 } from './runtime/enroll.js';
 import { graphsOf } from './runtime/graphs.js';
-import { persist } from './runtime/store.js';
+import { persist } from './runtime/persist.js';
 import type { EnrollInput, ListEnrollmentsQuery } from './schemas.js';
+import { findEndUserOf } from './store/end-users.js';
+import { type EnrollmentWithEndUser, findEnrollment, listEnrollmentsPage } from './store/enrollments.js';
 
-interface EnrollmentRow {
-  id: string;
-  journey_id: string;
-  end_user_id: string;
-  status: string;
-  current_node_id: string | null;
-  enrolled_at: Date | string;
-  ended_at: Date | string | null;
-  goal_reached_at: Date | string | null;
-  external_id: string | null;
-  anonymous_id: string | null;
-  traits: Record<string, unknown> | string | null;
-}
-
-const date = (v: Date | string | null) => (v === null ? null : new Date(v));
-
-const toEnrollment = (r: EnrollmentRow) => ({
+const toEnrollment = (r: EnrollmentWithEndUser) => ({
   id: r.id,
-  journeyId: r.journey_id,
-  endUserId: r.end_user_id,
+  journeyId: r.journeyId,
+  endUserId: r.endUserId,
   status: r.status as 'in_progress',
-  currentNodeId: r.current_node_id,
-  enrolledAt: new Date(r.enrolled_at),
-  endedAt: date(r.ended_at),
-  goalReachedAt: date(r.goal_reached_at),
+  currentNodeId: r.currentNodeId,
+  enrolledAt: r.enrolledAt,
+  endedAt: r.endedAt,
+  goalReachedAt: r.goalReachedAt,
   endUser: {
-    id: r.end_user_id,
-    userId: r.external_id,
-    anonymousId: r.anonymous_id,
-    traits: jsonValue<Record<string, unknown>>(r.traits) ?? {},
+    id: r.endUserId,
+    userId: r.externalId,
+    anonymousId: r.anonymousId,
+    traits: r.traits ?? {},
   },
 });
-
-const SELECT = `select e.id, e.journey_id, e.end_user_id, e.status, e.current_node_id, e.enrolled_at, e.ended_at,
-    e.goal_reached_at, u.external_id, u.anonymous_id, u.traits
-  from journey_enrollments e join end_users u on u.id = e.end_user_id`;
 
 /** `GET /api/journeys/:id/enrollments`: newest first, each with its end user `{ id, userId, anonymousId, traits }`. */
 export async function listEnrollments(ctx: ServiceCtx, journeyId: string, query: ListEnrollmentsQuery) {
   const journey = await findJourney(ctx.db, ctx.tenantId, journeyId);
   if (!journey) throw journeyMissing();
-  const filter = query.status ? ' and e.status = $3' : '';
-  const params: unknown[] = [ctx.tenantId, journey.id, ...(query.status ? [query.status] : [])];
-  const offset = (query.page - 1) * query.limit;
-  const rows = await rawQuery<EnrollmentRow>(
-    ctx.db,
-    `${SELECT} where e.tenant_id = $1 and e.journey_id = $2${filter}
-     order by e.enrolled_at desc, e.id desc limit ${query.limit} offset ${offset}`,
-    params,
-  );
-  const [total] = await rawQuery<{ n: string }>(
-    ctx.db,
-    `select count(*) as n from journey_enrollments e where e.tenant_id = $1 and e.journey_id = $2${filter}`,
-    params,
-  );
-  return toList(rows.map(toEnrollment), query, Number(total?.n ?? 0));
+  const page = await listEnrollmentsPage(ctx.db, ctx.tenantId, journey.id, query.status, query);
+  return { ...page, data: page.data.map(toEnrollment) };
 }
 
 async function enrollmentById(exec: Executor, tenantId: string, id: string) {
-  const [row] = await rawQuery<EnrollmentRow>(exec, `${SELECT} where e.tenant_id = $1 and e.id = $2`, [
-    tenantId,
-    id,
-  ]);
-  return toEnrollment(row!);
+  return toEnrollment((await findEnrollment(exec, tenantId, id))!);
 }
 
 /**
@@ -100,17 +63,9 @@ export async function enrollByHand(ctx: ServiceCtx, journeyId: string, input: En
         { path: 'anonymousId', message: 'this journey does not allow anonymous enrollment (allowAnonymous)' },
       ]);
     }
-    const [user] = await rawQuery<{
-      id: string;
-      external_id: string | null;
-      traits: Record<string, unknown>;
-    }>(tx, 'select u.id, u.external_id, u.traits from end_user_of($1, $2, $3) u', [
-      ctx.tenantId,
-      input.userId ?? null,
-      input.anonymousId ?? null,
-    ]);
+    const user = await findEndUserOf(tx, ctx.tenantId, input.userId ?? null, input.anonymousId ?? null);
     if (!user) throw notFound('End user');
-    if (user.external_id === null && !journey.allowAnonymous) {
+    if (user.externalId === null && !journey.allowAnonymous) {
       throw validationError([
         {
           path: 'userId',
@@ -144,7 +99,7 @@ export async function enrollByHand(ctx: ServiceCtx, journeyId: string, input: En
       graphs.get(journey.id)!,
       { tenantId: ctx.tenantId, journeyId: journey.id, endUserId: user.id },
       nowMs,
-      ruleContextFor(user.external_id, user.traits),
+      ruleContextFor(user.externalId, user.traits),
     );
     const written = await persist(tx, [live]);
     if (written.length === 0) {

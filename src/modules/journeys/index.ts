@@ -1,6 +1,4 @@
-import { journeys } from '../../db/schema/index.js';
 import type { ModuleManifest } from '../../deps.js';
-import { audienceReferrers } from '../audiences/index.js';
 import { journeyRoutes } from './routes.js';
 import { journeyDelivery } from './runtime/delivery-contributor.js';
 import { journeyEventsEffect } from './runtime/events.js';
@@ -8,6 +6,7 @@ import { moveEnrollments } from './runtime/merge.js';
 import { journeyArchiveSweepJob } from './runtime/sweep.js';
 import { journeyTimersJob } from './runtime/timers.js';
 import { pauseJourneysUsingFlow } from './service.js';
+import { findJourneysTargeting } from './store/journeys.js';
 
 /**
  * Journeys: the canvas API (`/api/journeys`) and the durable enrollment engine — the event
@@ -27,7 +26,7 @@ export const journeysModule: ModuleManifest = {
     {
       target: 'audience',
       name: 'journeys',
-      find: audienceReferrers(journeys, { type: 'journey', archived: 'ARCHIVED' }),
+      find: findJourneysTargeting,
     },
   ],
   dependentDisablers: [{ target: 'flow', name: 'journeys', disable: pauseJourneysUsingFlow }],

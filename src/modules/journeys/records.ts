@@ -1,15 +1,4 @@
-import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { jsonValue, rawQuery } from '../../db/raw.js';
-import {
-  audiences,
-  contentItems,
-  flows,
-  type journeyEdges,
-  type journeyNodes,
-  journeys,
-  npsSurveys,
-} from '../../db/schema/index.js';
 import { contentNotFound, validationError } from '../../platform/errors.js';
 import { isUuid } from '../../platform/ids.js';
 import type { JourneyGraph } from './engine/graph.js';
@@ -22,10 +11,17 @@ import {
 } from './engine/schemas.js';
 import type { PublishIssue } from './engine/validate.js';
 import { validateForPublish } from './engine/validate.js';
+import { findAudienceSummary, listShowableCatalog, listShowableIds } from './store/content.js';
+import {
+  type CanvasEdgeRow,
+  type CanvasNodeRow,
+  countCanvasAndEnrollments,
+  findJourney as findJourneyRow,
+  type JourneyRow,
+  listCanvases,
+} from './store/journeys.js';
 
-export type JourneyRow = typeof journeys.$inferSelect;
-type NodeRow = typeof journeyNodes.$inferSelect;
-type EdgeRow = typeof journeyEdges.$inferSelect;
+export type { JourneyRow };
 
 export const journeyMissing = () => contentNotFound('Journey');
 
@@ -37,20 +33,11 @@ export async function findJourney(
   opts: { lock?: boolean } = {},
 ): Promise<JourneyRow | null> {
   if (!isUuid(id)) return null;
-  const query = exec
-    .select()
-    .from(journeys)
-    .where(and(eq(journeys.tenantId, tenantId), eq(journeys.id, id)))
-    .limit(1);
-  // NO KEY UPDATE, not UPDATE: the foreign key of a new enrollment row takes KEY SHARE on the
-  // journey, so event processing and sessions (which lock an enrollment first) never wait for a
-  // lifecycle change holding the journey, and cannot deadlock with it.
-  const [row] = opts.lock ? await query.for('no key update') : await query;
-  return row ?? null;
+  return (await findJourneyRow(exec, tenantId, id, opts)) ?? null;
 }
 
 /** A stored node as the engine and the API see it (contentId only on CONTENT nodes). */
-export const toNode = (row: Pick<NodeRow, 'id' | 'type' | 'config' | 'contentId' | 'position'>) =>
+export const toNode = (row: CanvasNodeRow) =>
   ({
     id: row.id,
     type: row.type,
@@ -59,7 +46,7 @@ export const toNode = (row: Pick<NodeRow, 'id' | 'type' | 'config' | 'contentId'
     position: row.position,
   }) as unknown as JourneyNode;
 
-export const toEdge = (row: Pick<EdgeRow, 'sourceNodeId' | 'targetNodeId' | 'label'>): JourneyEdge =>
+export const toEdge = (row: CanvasEdgeRow): JourneyEdge =>
   row.label === null
     ? { sourceNodeId: row.sourceNodeId, targetNodeId: row.targetNodeId }
     : { sourceNodeId: row.sourceNodeId, targetNodeId: row.targetNodeId, label: row.label };
@@ -86,29 +73,8 @@ export async function loadCanvases(
   tenantId?: string,
 ): Promise<Map<string, Canvas & { version: number }>> {
   const byJourney = new Map<string, Canvas & { version: number }>();
-  if (journeyIds.length === 0) return byJourney;
-  type NodeRow = { id: string; type: string; config: unknown; contentId: string | null; position: unknown };
-  type EdgeRow = { s: string; t: string; l: string | null };
-  const rows = await rawQuery<{ id: string; canvas_version: number; nodes: unknown; edges: unknown }>(
-    exec,
-    `select j.id, j.canvas_version,
-       coalesce((select jsonb_agg(jsonb_build_object('id', n.id, 'type', n.type, 'config', n.config,
-                   'contentId', n.content_id, 'position', n.position) order by n.ord)
-                 from journey_nodes n where n.journey_id = j.id), '[]'::jsonb) as nodes,
-       coalesce((select jsonb_agg(jsonb_build_object('s', e.source_node_id, 't', e.target_node_id, 'l', e.label)
-                   order by e.ord)
-                 from journey_edges e where e.journey_id = j.id), '[]'::jsonb) as edges
-     from journeys j where j.id = any($1::uuid[]) and ($2::uuid is null or j.tenant_id = $2::uuid)`,
-    [journeyIds, tenantId ?? null],
-  );
-  for (const r of rows) {
-    byJourney.set(r.id, {
-      version: Number(r.canvas_version),
-      nodes: (jsonValue<NodeRow[]>(r.nodes) ?? []).map((n) => toNode(n as Parameters<typeof toNode>[0])),
-      edges: (jsonValue<EdgeRow[]>(r.edges) ?? []).map((e) =>
-        toEdge({ sourceNodeId: e.s, targetNodeId: e.t, label: e.l }),
-      ),
-    });
+  for (const r of await listCanvases(exec, journeyIds, tenantId)) {
+    byJourney.set(r.id, { version: r.canvasVersion, nodes: r.nodes.map(toNode), edges: r.edges.map(toEdge) });
   }
   return byJourney;
 }
@@ -124,19 +90,7 @@ export async function countsOf(exec: Executor, tenantId: string, ids: string[]) 
   const out = new Map<string, { nodes: number; edges: number; enrollments: number }>(
     ids.map((id) => [id, { nodes: 0, edges: 0, enrollments: 0 }]),
   );
-  if (ids.length === 0) return out;
-  const rows = await rawQuery<{ id: string; nodes: string; edges: string; enrollments: string }>(
-    exec,
-    `select j.id,
-       (select count(*) from journey_nodes n where n.journey_id = j.id) as nodes,
-       (select count(*) from journey_edges e where e.journey_id = j.id) as edges,
-       (select count(*) from journey_enrollments x where x.journey_id = j.id) as enrollments
-     from journeys j where j.tenant_id = $1 and j.id = any($2::uuid[])`,
-    [tenantId, ids],
-  );
-  for (const r of rows) {
-    out.set(r.id, { nodes: Number(r.nodes), edges: Number(r.edges), enrollments: Number(r.enrollments) });
-  }
+  for (const { id, ...counts } of await countCanvasAndEnrollments(exec, tenantId, ids)) out.set(id, counts);
   return out;
 }
 
@@ -166,14 +120,7 @@ export async function journeyRecordOf(exec: Executor, row: JourneyRow) {
   const canvas = await loadCanvas(exec, row.tenantId, row.id);
   const count = (await countsOf(exec, row.tenantId, [row.id])).get(row.id)!;
   let audience: { id: string; name: string; description: string | null } | null = null;
-  if (row.audienceId) {
-    const [a] = await exec
-      .select({ id: audiences.id, name: audiences.name, description: audiences.description })
-      .from(audiences)
-      .where(and(eq(audiences.tenantId, row.tenantId), eq(audiences.id, row.audienceId)))
-      .limit(1);
-    audience = a ?? null;
-  }
+  if (row.audienceId) audience = (await findAudienceSummary(exec, row.tenantId, row.audienceId)) ?? null;
   return {
     ...toListItem(row, count),
     audience,
@@ -205,38 +152,13 @@ export async function existingContent(exec: Executor, tenantId: string, nodes: J
   }
   const found = new Set<string>();
   for (const [type, ids] of wanted) {
-    const list = [...ids];
-    let rows: { id: string }[];
-    if (type === 'flow') {
-      rows = await exec
-        .select({ id: flows.id })
-        .from(flows)
-        .where(and(eq(flows.tenantId, tenantId), inArray(flows.id, list), ne(flows.status, 'ARCHIVED')));
-    } else if (type === 'nps-survey') {
-      rows = await exec
-        .select({ id: npsSurveys.id })
-        .from(npsSurveys)
-        .where(
-          and(
-            eq(npsSurveys.tenantId, tenantId),
-            inArray(npsSurveys.id, list),
-            ne(npsSurveys.status, 'ARCHIVED'),
-          ),
-        );
-    } else {
-      rows = await exec
-        .select({ id: contentItems.id })
-        .from(contentItems)
-        .where(
-          and(
-            eq(contentItems.tenantId, tenantId),
-            sql`${contentItems.type} = ${CONTENT_SLUGS[type]}`,
-            inArray(contentItems.id, list),
-            ne(contentItems.status, 'ARCHIVED'),
-          ),
-        );
-    }
-    for (const r of rows) found.add(`${type}:${r.id}`);
+    const kind =
+      type === 'flow'
+        ? ({ table: 'flows' } as const)
+        : type === 'nps-survey'
+          ? ({ table: 'nps-surveys' } as const)
+          : ({ table: 'content', slug: CONTENT_SLUGS[type] } as const);
+    for (const id of await listShowableIds(exec, tenantId, kind, [...ids])) found.add(`${type}:${id}`);
   }
   return found;
 }
@@ -291,17 +213,7 @@ export async function contentCatalog(
   limit: number,
 ): Promise<CatalogEntry[]> {
   const slugToType = new Map(Object.entries(CONTENT_SLUGS).map(([type, slug]) => [slug, type]));
-  const rows = await rawQuery<{ kind: string; id: string; name: string }>(
-    exec,
-    `select kind, id, name from (
-       select 'flows' as kind, id, name, updated_at from flows where tenant_id = $1 and status <> 'ARCHIVED'
-       union all
-       select type, id, name, updated_at from content_items where tenant_id = $1 and status <> 'ARCHIVED'
-       union all
-       select 'nps-surveys', id, name, updated_at from nps_surveys where tenant_id = $1 and status <> 'ARCHIVED'
-     ) c order by updated_at desc, id limit $2`,
-    [tenantId, limit],
-  );
+  const rows = await listShowableCatalog(exec, tenantId, limit);
   return rows.flatMap((r) => {
     const contentType = slugToType.get(r.kind) as JourneyContentType | undefined;
     return contentType ? [{ contentType, id: r.id, name: r.name }] : [];

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { JOURNEY_STATUSES } from '../../db/schema/index.js';
 import { dataOf, jsonObject, listOf, timestamp, uuid } from '../../platform/http/schemas.js';
 import { paginationQuery } from '../../platform/pagination.js';
 import { ENROLLMENT_STATUSES } from './engine/machine.js';
@@ -14,6 +13,7 @@ import {
   MAX_NODES,
   NODE_TYPES,
 } from './engine/schemas.js';
+import { JOURNEY_STATUSES } from './store/journeys.js';
 
 /**
  * The wire shapes of `/api/journeys` (the spec's Journey sections, DECISIONS §6). The canvas

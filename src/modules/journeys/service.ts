@@ -1,12 +1,8 @@
-import { and, count, desc, eq, ilike, ne, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { rawQuery } from '../../db/raw.js';
-import { journeyEdges, journeyNodes, journeys } from '../../db/schema/index.js';
 import { recordAudits } from '../../platform/audit.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { invalidTransition } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
-import { containsPattern, listPage } from '../../platform/pagination.js';
 import type { Referrer } from '../../platform/references.js';
 import { sameJson } from '../../platform/same-json.js';
 import { stateColumns } from '../../platform/state-machine.js';
@@ -25,8 +21,18 @@ import {
   toListItem,
   triggerTypeOf,
 } from './records.js';
-import { stopEnrollments } from './runtime/store.js';
 import type { CanvasBody, CreateJourneyInput, ListJourneysQuery, UpdateJourneyInput } from './schemas.js';
+import { hasEnrollmentsInProgress, stopInProgressEnrollments } from './store/enrollments.js';
+import {
+  bumpCanvasVersion,
+  deleteCanvas,
+  insertCanvas as insertCanvasRows,
+  insertJourney,
+  type JourneyRow,
+  listJourneysPage,
+  pauseJourneysShowingFlow,
+  updateJourney as updateJourneyRow,
+} from './store/journeys.js';
 import { JOURNEY_AUDIT_ACTION, type JourneyAction, journeyLifecycle, LIVE_STATUSES } from './transitions.js';
 
 const ENTITY = 'journey';
@@ -34,23 +40,7 @@ const ENTITY = 'journey';
 // ---- reads -------------------------------------------------------------------------------------
 
 export async function listJourneys(ctx: ServiceCtx, query: ListJourneysQuery) {
-  const where: SQL[] = [eq(journeys.tenantId, ctx.tenantId)];
-  // Archived journeys are soft-deleted: hidden unless asked for by status.
-  where.push(query.status ? eq(journeys.status, query.status) : ne(journeys.status, 'ARCHIVED'));
-  if (query.siteId) where.push(eq(journeys.siteId, query.siteId));
-  if (query.search) where.push(ilike(journeys.name, containsPattern(query.search)));
-  const page = await listPage(
-    ctx.db
-      .select()
-      .from(journeys)
-      .where(and(...where))
-      .orderBy(desc(journeys.createdAt), desc(journeys.id)),
-    ctx.db
-      .select({ n: count() })
-      .from(journeys)
-      .where(and(...where)),
-    query,
-  );
+  const page = await listJourneysPage(ctx.db, ctx.tenantId, query);
   const counts = await countsOf(
     ctx.db,
     ctx.tenantId,
@@ -77,42 +67,27 @@ function withIds(body: { nodes?: JourneyNodeInput[]; edges?: CanvasBody['edges']
 
 /** Writes a canvas for a journey that has none (new, or just emptied). */
 async function insertCanvas(tx: Executor, tenantId: string, journeyId: string, canvas: Canvas) {
-  if (canvas.nodes.length > 0) {
-    await tx.insert(journeyNodes).values(
-      canvas.nodes.map((n, ord) => ({
-        journeyId,
-        id: n.id,
-        tenantId,
-        ord,
-        type: n.type,
-        config: n.config as Record<string, unknown>,
-        contentId: n.type === 'CONTENT' ? n.contentId : null,
-        position: n.position,
-      })),
-    );
-  }
-  if (canvas.edges.length > 0) {
-    await tx.insert(journeyEdges).values(
-      canvas.edges.map((e, ord) => ({
-        journeyId,
-        ord,
-        tenantId,
-        sourceNodeId: e.sourceNodeId,
-        targetNodeId: e.targetNodeId,
-        label: e.label ?? null,
-      })),
-    );
-  }
-}
-
-/** Whether any enrollment of the journey is still in progress (a draft after an unpublish). */
-async function hasEnrollmentsInProgress(tx: Executor, journeyId: string): Promise<boolean> {
-  const rows = await rawQuery<{ one: number }>(
+  await insertCanvasRows(
     tx,
-    `select 1 as one from journey_enrollments where journey_id = $1 and status = 'in_progress' limit 1`,
-    [journeyId],
+    canvas.nodes.map((n, ord) => ({
+      journeyId,
+      id: n.id,
+      tenantId,
+      ord,
+      type: n.type,
+      config: n.config as Record<string, unknown>,
+      contentId: n.type === 'CONTENT' ? n.contentId : null,
+      position: n.position,
+    })),
+    canvas.edges.map((e, ord) => ({
+      journeyId,
+      ord,
+      tenantId,
+      sourceNodeId: e.sourceNodeId,
+      targetNodeId: e.targetNodeId,
+      label: e.label ?? null,
+    })),
   );
-  return rows.length > 0;
 }
 
 // ---- create and update -------------------------------------------------------------------------
@@ -130,32 +105,29 @@ export async function createJourneyInTx(
   await assertPlanAllows(tx, ctx.tenantId, 'journeys', ctx.now);
   if (input.audienceId) await assertAudienceUsable(tx, ctx.tenantId, input.audienceId, 'audienceId');
   const canvas = withIds(input);
-  const [row] = await tx
-    .insert(journeys)
-    .values({
-      id: newId(),
-      tenantId: ctx.tenantId,
-      siteId: input.siteId,
-      name: input.name,
-      description: input.description ?? null,
-      status: 'DRAFT',
-      audienceId: input.audienceId ?? null,
-      settings: input.settings ?? { reentry: 'never' },
-      goalConfig: (input.goalConfig ?? null) as Record<string, unknown> | null,
-      allowAnonymous: input.allowAnonymous ?? false,
-      triggerType: triggerTypeOf(canvas),
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
-    })
-    .returning();
-  await insertCanvas(tx, ctx.tenantId, row!.id, canvas);
+  const row = await insertJourney(tx, {
+    id: newId(),
+    tenantId: ctx.tenantId,
+    siteId: input.siteId,
+    name: input.name,
+    description: input.description ?? null,
+    status: 'DRAFT',
+    audienceId: input.audienceId ?? null,
+    settings: input.settings ?? { reentry: 'never' },
+    goalConfig: (input.goalConfig ?? null) as Record<string, unknown> | null,
+    allowAnonymous: input.allowAnonymous ?? false,
+    triggerType: triggerTypeOf(canvas),
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+  });
+  await insertCanvas(tx, ctx.tenantId, row.id, canvas);
   await audit(ctx, tx, {
     action: 'JOURNEY_CREATED',
     entityType: ENTITY,
-    entityId: row!.id,
-    metadata: { name: row!.name, nodes: canvas.nodes.length, edges: canvas.edges.length },
+    entityId: row.id,
+    metadata: { name: row.name, nodes: canvas.nodes.length, edges: canvas.edges.length },
   });
-  return journeyRecordOf(tx, row!);
+  return journeyRecordOf(tx, row);
 }
 
 export const createJourney = (ctx: ServiceCtx, input: CreateJourneyInput) =>
@@ -180,7 +152,7 @@ export async function updateJourney(ctx: ServiceCtx, id: string, input: UpdateJo
   return ctx.db.transaction(async (tx) => {
     const journey = await findJourney(tx, ctx.tenantId, id, { lock: true });
     if (!journey) throw journeyMissing();
-    const set: Partial<typeof journeys.$inferInsert> = {};
+    const set: Partial<JourneyRow> = {};
     const changed: string[] = [];
     for (const key of UPDATABLE) {
       if (input[key] !== undefined && !sameJson(input[key], journey[key])) {
@@ -198,18 +170,14 @@ export async function updateJourney(ctx: ServiceCtx, id: string, input: UpdateJo
         (set.goalConfig ?? null) as GoalConfig | null,
       );
     }
-    const [row] = await tx
-      .update(journeys)
-      .set({ ...set, updatedAt: ctx.now })
-      .where(and(eq(journeys.tenantId, ctx.tenantId), eq(journeys.id, journey.id)))
-      .returning();
+    const row = await updateJourneyRow(tx, ctx.tenantId, journey.id, { ...set, updatedAt: ctx.now });
     await audit(ctx, tx, {
       action: 'JOURNEY_UPDATED',
       entityType: ENTITY,
       entityId: journey.id,
       metadata: { changed },
     });
-    return journeyRecordOf(tx, row!);
+    return journeyRecordOf(tx, row);
   });
 }
 
@@ -227,32 +195,25 @@ export async function replaceCanvas(ctx: ServiceCtx, id: string, body: CanvasBod
       throw invalidTransition(journey.status, 'replace the canvas');
     }
     const canvas = withIds(body);
-    if (LIVE_STATUSES.includes(journey.status) || (await hasEnrollmentsInProgress(tx, journey.id))) {
+    if (
+      LIVE_STATUSES.includes(journey.status) ||
+      (await hasEnrollmentsInProgress(tx, ctx.tenantId, journey.id))
+    ) {
       await assertPublishable(tx, ctx.tenantId, canvas, journey.goalConfig as GoalConfig | null);
     }
-    await tx
-      .delete(journeyNodes)
-      .where(and(eq(journeyNodes.tenantId, ctx.tenantId), eq(journeyNodes.journeyId, journey.id)));
-    await tx
-      .delete(journeyEdges)
-      .where(and(eq(journeyEdges.tenantId, ctx.tenantId), eq(journeyEdges.journeyId, journey.id)));
+    await deleteCanvas(tx, ctx.tenantId, journey.id);
     await insertCanvas(tx, ctx.tenantId, journey.id, canvas);
-    const [row] = await tx
-      .update(journeys)
-      .set({
-        triggerType: triggerTypeOf(canvas),
-        canvasVersion: sql`${journeys.canvasVersion} + 1`,
-        updatedAt: ctx.now,
-      })
-      .where(and(eq(journeys.tenantId, ctx.tenantId), eq(journeys.id, journey.id)))
-      .returning();
+    const row = await bumpCanvasVersion(tx, ctx.tenantId, journey.id, {
+      triggerType: triggerTypeOf(canvas),
+      updatedAt: ctx.now,
+    });
     await audit(ctx, tx, {
       action: 'JOURNEY_UPDATED',
       entityType: ENTITY,
       entityId: journey.id,
       metadata: { changed: ['canvas'], nodes: canvas.nodes.length, edges: canvas.edges.length },
     });
-    return journeyRecordOf(tx, row!);
+    return journeyRecordOf(tx, row);
   });
 }
 
@@ -278,12 +239,13 @@ async function transition(ctx: ServiceCtx, id: string, action: JourneyAction): P
       );
     }
     if (journey.status === 'ARCHIVED') await assertPlanAllows(tx, ctx.tenantId, 'journeys', ctx.now);
-    const stopped = to === 'ARCHIVED' ? await stopEnrollments(tx, [journey.id], ctx.now) : 0;
-    const [row] = await tx
-      .update(journeys)
-      .set(stateColumns(journey.status, to, ctx.now))
-      .where(and(eq(journeys.tenantId, ctx.tenantId), eq(journeys.id, journey.id)))
-      .returning();
+    const stopped = to === 'ARCHIVED' ? await stopInProgressEnrollments(tx, [journey.id], ctx.now) : 0;
+    const row = await updateJourneyRow(
+      tx,
+      ctx.tenantId,
+      journey.id,
+      stateColumns(journey.status, to, ctx.now),
+    );
     await audit(ctx, tx, {
       action: JOURNEY_AUDIT_ACTION[to],
       entityType: ENTITY,
@@ -296,7 +258,7 @@ async function transition(ctx: ServiceCtx, id: string, action: JourneyAction): P
         ...(to === 'ARCHIVED' ? { stoppedEnrollments: stopped } : {}),
       },
     });
-    return journeyRecordOf(tx, row!);
+    return journeyRecordOf(tx, row);
   });
 }
 
@@ -320,15 +282,7 @@ export async function pauseJourneysUsingFlow(
   now: Date,
 ): Promise<Referrer[]> {
   if (!isUuid(flowId)) return [];
-  const rows = await rawQuery<{ id: string; name: string }>(
-    exec,
-    `update journeys j set status = 'PAUSED', updated_at = $3
-     where j.tenant_id = $1 and j.status = 'PUBLISHED' and exists (
-       select 1 from journey_nodes n where n.journey_id = j.id and n.tenant_id = $1
-         and n.type = 'CONTENT' and n.content_id = $2 and n.config ->> 'contentType' = 'flow')
-     returning j.id, j.name`,
-    [tenantId, flowId, now.toISOString()],
-  );
+  const rows = await pauseJourneysShowingFlow(exec, tenantId, flowId, now);
   await recordAudits(
     exec,
     rows.map((r) => ({

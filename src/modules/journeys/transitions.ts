@@ -1,5 +1,5 @@
-import type { JourneyStatus } from '../../db/schema/index.js';
 import { transitionTable } from '../../platform/state-machine.js';
+import type { JourneyStatus } from './store/journeys.js';
 
 /**
  * The journey lifecycle (spec "States and transitions / Journey", DECISIONS §6) as one table:

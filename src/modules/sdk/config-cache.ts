@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
-import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { tenants } from '../../db/schema/index.js';
 import { createLoadingCache } from '../../platform/cache.js';
 import type { ChangeFeed } from '../../platform/change-feed.js';
 import { getTenantPlan } from '../pricing/index.js';
 import { listLocales } from '../translations/index.js';
+import { findTenantConfig } from './store.js';
 
 /** The SDK config of a tenant, serialized and encoded once: the body bytes and their strong ETag. */
 export interface ConfigEntry {
@@ -17,11 +16,8 @@ export interface ConfigEntry {
 export const CONFIG_TTL_MS = 60_000;
 
 export async function loadSdkConfig(db: Database, tenantId: string): Promise<ConfigEntry> {
-  const [[tenant], plan, rows] = await Promise.all([
-    db
-      .select({ name: tenants.name, settings: tenants.settings })
-      .from(tenants)
-      .where(eq(tenants.id, tenantId)),
+  const [tenant, plan, rows] = await Promise.all([
+    findTenantConfig(db, tenantId),
     getTenantPlan(db, tenantId),
     listLocales(db, tenantId),
   ]);

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
 import { createTenant } from '../../../test/helpers/factories.js';
@@ -673,7 +673,8 @@ describe('POST /api/sdk/session', () => {
       },
       userState: {
         sql: (tenant, endUser) =>
-          `(select jsonb_build_object('ext', external_id) from end_users where tenant_id = ${tenant} and id = ${endUser})`,
+          sql`(select jsonb_build_object('ext', ${endUsers.externalId}) from ${endUsers}
+            where ${endUsers.tenantId} = ${tenant} and ${endUsers.id} = ${endUser})`,
         parse: (value) => ({ ext: ((value as { ext?: string } | null)?.ext ?? null) as string | null }),
       },
       choose(data, state, f) {

@@ -1,8 +1,5 @@
-import { and, asc, eq, inArray, ne } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Executor } from '../../../db/client.js';
-import { jsonValue, rawQuery } from '../../../db/raw.js';
-import { CONTENT_TYPES, contentItems, flows, npsSurveys } from '../../../db/schema/index.js';
 import { newId } from '../../../platform/ids.js';
 import { CONTENT_DEFS, npsSurvey, recordOf, toContentRecord } from '../../content/index.js';
 import type {
@@ -15,11 +12,19 @@ import { encodeRecord, servableOf, TRANSLATION_TYPES } from '../../delivery/inde
 import { flowRecord, loadStepsOf, toFlowRecord } from '../../flows/index.js';
 import type { CompiledJourney } from '../engine/graph.js';
 import { dueContent, type EnrollmentState } from '../engine/machine.js';
-import type { GoalConfig, Reentry } from '../engine/schemas.js';
+import type { Reentry } from '../engine/schemas.js';
 import { enrollRefusal, type PreviousEnrollment } from '../engine/triggers.js';
+import {
+  CONTENT_TYPES,
+  listShowableContent,
+  listShowableFlows,
+  listShowableSurveys,
+} from '../store/content.js';
+import { type EnrollmentStateEntry, enrollmentsOfUser, listInProgressOf } from '../store/enrollments.js';
+import { listDeliveryJourneys, listShownContent } from '../store/journeys.js';
 import { lockAndReadPrevious, pairKey, reentryOf, startEnrollment } from './enroll.js';
 import { graphsOf } from './graphs.js';
-import { type Live, persist } from './store.js';
+import { type Live, persist } from './persist.js';
 
 /**
  * The journeys' delivery contributor: what `POST /api/sdk/session` serves of journeys.
@@ -55,15 +60,7 @@ export interface JourneyDeliveryData {
   audienceOnly: AudienceOnly[];
 }
 
-/** Per enrollment: journey, id, status, enrolled/ended (ms), waiting. */
-interface StateEntry {
-  j: string;
-  e: string;
-  s: string;
-  a: number;
-  x: number | null;
-  w: EnrollmentState['waiting'];
-}
+type StateEntry = EnrollmentStateEntry;
 
 export interface JourneyUserState {
   entries: StateEntry[];
@@ -92,11 +89,7 @@ async function onDemandItems(tx: Executor, tenantId: string, refs: { id: string;
   const items: DeliveryItem[] = [];
   const at = (d: Date | null, c: Date) => (d ?? c).getTime();
   if (flowIds.length > 0) {
-    const rows = await tx
-      .select()
-      .from(flows)
-      .where(and(eq(flows.tenantId, tenantId), inArray(flows.id, flowIds), ne(flows.status, 'ARCHIVED')))
-      .orderBy(asc(flows.id));
+    const rows = await listShowableFlows(tx, tenantId, flowIds);
     const steps = await loadStepsOf(
       tx,
       tenantId,
@@ -115,16 +108,7 @@ async function onDemandItems(tx: Executor, tenantId: string, refs: { id: string;
     }
   }
   if (contentIds.length > 0) {
-    const rows = await tx
-      .select()
-      .from(contentItems)
-      .where(
-        and(
-          eq(contentItems.tenantId, tenantId),
-          inArray(contentItems.id, contentIds),
-          ne(contentItems.status, 'ARCHIVED'),
-        ),
-      );
+    const rows = await listShowableContent(tx, tenantId, contentIds);
     for (const row of rows) {
       const c = toContentRecord(row);
       items.push({
@@ -137,16 +121,7 @@ async function onDemandItems(tx: Executor, tenantId: string, refs: { id: string;
     }
   }
   if (npsIds.length > 0) {
-    const rows = await tx
-      .select()
-      .from(npsSurveys)
-      .where(
-        and(
-          eq(npsSurveys.tenantId, tenantId),
-          inArray(npsSurveys.id, npsIds),
-          ne(npsSurveys.status, 'ARCHIVED'),
-        ),
-      );
+    const rows = await listShowableSurveys(tx, tenantId, npsIds);
     for (const n of rows) {
       items.push({
         kind: 'content',
@@ -159,8 +134,6 @@ async function onDemandItems(tx: Executor, tenantId: string, refs: { id: string;
   }
   return items;
 }
-
-const isAudienceOnly = `j.status = 'PUBLISHED' and j.trigger_type = 'MANUAL' and j.audience_id is not null`;
 
 /** The item of an in-progress enrollment waiting at a CONTENT node whose item the snapshot holds. */
 function dueOf(
@@ -195,20 +168,11 @@ async function winnersOf(
   const stored = new Map<string, { id: string; waiting: EnrollmentState['waiting'] }>();
   const elsewhere = refused.filter((i) => !inWrite.has(pairKey(i.journeyId, i.live.ref.endUserId)));
   if (elsewhere.length > 0) {
-    const rows = await rawQuery<{
-      id: string;
-      journey_id: string;
-      end_user_id: string;
-      waiting: EnrollmentState['waiting'];
-    }>(
+    const rows = await listInProgressOf(
       tx,
-      `select e.id, e.journey_id, e.end_user_id, e.state -> 'waiting' as waiting
-       from journey_enrollments e join unnest($1::uuid[], $2::uuid[]) as p (j, u)
-         on e.journey_id = p.j and e.end_user_id = p.u
-       where e.status = 'in_progress'`,
-      [elsewhere.map((i) => i.journeyId), elsewhere.map((i) => i.live.ref.endUserId)],
+      elsewhere.map((i) => ({ journeyId: i.journeyId, endUserId: i.live.ref.endUserId })),
     );
-    for (const r of rows) stored.set(pairKey(r.journey_id, r.end_user_id), r);
+    for (const r of rows) stored.set(pairKey(r.journeyId, r.endUserId), r);
   }
   for (const item of refused) {
     const key = pairKey(item.journeyId, item.live.ref.endUserId);
@@ -239,47 +203,23 @@ export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUs
   name: 'journeys',
 
   async load(tx, tenantId) {
-    const journeyRows = await rawQuery<{
-      id: string;
-      status: string;
-      audience_id: string | null;
-      allow_anonymous: boolean;
-      settings: unknown;
-      goal_config: GoalConfig | null;
-      canvas_version: number;
-      audience_only: boolean;
-    }>(
-      tx,
-      `select j.id, j.status, j.audience_id, j.allow_anonymous, j.settings, j.goal_config, j.canvas_version,
-         (${isAudienceOnly}) as audience_only
-       from journeys j where j.tenant_id = $1 and j.status <> 'ARCHIVED'`,
-      [tenantId],
-    );
+    const journeyRows = await listDeliveryJourneys(tx, tenantId);
     if (journeyRows.length === 0)
       return { data: { live: new Set(), available: new Set(), audienceOnly: [] } };
-    const refs = await rawQuery<{ id: string; type: string }>(
-      tx,
-      `select distinct n.content_id as id, n.config ->> 'contentType' as type
-       from journey_nodes n join journeys j on j.id = n.journey_id
-       where j.tenant_id = $1 and j.status <> 'ARCHIVED' and n.type = 'CONTENT' and n.content_id is not null`,
-      [tenantId],
-    );
+    const refs = await listShownContent(tx, tenantId);
     const items = await onDemandItems(tx, tenantId, refs);
-    const audienceRows = journeyRows.filter((j) => j.audience_only);
-    const graphs = await graphsOf(
-      tx,
-      audienceRows.map((j) => ({ id: j.id, canvasVersion: j.canvas_version, goalConfig: j.goal_config })),
-    );
+    const audienceRows = journeyRows.filter((j) => j.audienceOnly);
+    const graphs = await graphsOf(tx, audienceRows);
     return {
       items,
-      audienceIds: audienceRows.map((j) => j.audience_id!),
+      audienceIds: audienceRows.map((j) => j.audienceId!),
       data: {
         live: new Set(journeyRows.map((j) => j.id)),
         available: new Set(items.map((i) => i.servable.id)),
         audienceOnly: audienceRows.map((j) => ({
           id: j.id,
-          audienceId: j.audience_id!,
-          allowAnonymous: j.allow_anonymous,
+          audienceId: j.audienceId!,
+          allowAnonymous: j.allowAnonymous,
           reentry: reentryOf(j.settings),
           graph: graphs.get(j.id)!,
         })),
@@ -288,22 +228,8 @@ export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUs
   },
 
   userState: {
-    // Two index lookups, never a scan: the in-progress enrollments (partial index on tenant and
-    // end user), and the ended ones of the audience-only journeys (journey and end user).
-    sql: (tenant, endUser) => `(select coalesce(jsonb_agg(jsonb_build_object('j', x.journey_id, 'e', x.id,
-        's', x.status, 'a', (extract(epoch from x.enrolled_at) * 1000)::float8,
-        'x', (extract(epoch from x.ended_at) * 1000)::float8, 'w', x.state -> 'waiting')), '[]'::jsonb)
-      from (
-        select e.journey_id, e.id, e.status, e.enrolled_at, e.ended_at, e.state from journey_enrollments e
-        where e.tenant_id = ${tenant} and e.end_user_id = ${endUser} and e.status = 'in_progress'
-        union all
-        select e.journey_id, e.id, e.status, e.enrolled_at, e.ended_at, e.state
-        from journeys j join journey_enrollments e on e.journey_id = j.id and e.end_user_id = ${endUser}
-        where j.tenant_id = ${tenant} and ${isAudienceOnly} and e.status <> 'in_progress'
-      ) x)`,
-    parse: (value) => ({
-      entries: jsonValue<StateEntry[]>(value as string | null) ?? [],
-    }),
+    sql: enrollmentsOfUser.sql,
+    parse: (value) => ({ entries: enrollmentsOfUser.parse(value) }),
   },
 
   choose(data, state, facts) {

@@ -1,12 +1,12 @@
 import type { Executor } from '../../../db/client.js';
-import { columnsOf, rawQuery } from '../../../db/raw.js';
 import type { RuleContext } from '../../../engine/rules.js';
 import { newId } from '../../../platform/ids.js';
 import type { CompiledJourney } from '../engine/graph.js';
 import { initialEnrollmentState } from '../engine/machine.js';
 import { journeySettingsSchema, type Reentry } from '../engine/schemas.js';
 import type { PreviousEnrollment } from '../engine/triggers.js';
-import { feed, type Live } from './store.js';
+import { listEnrollmentsOf, lockEnrollmentDecisions } from '../store/enrollments.js';
+import { feed, type Live } from './persist.js';
 
 /** The audience-rule context of an end user: userId (external id), role (`traits.role`), traits. */
 export function ruleContextFor(
@@ -61,34 +61,20 @@ export async function lockAndReadPrevious(
   const unique = [...new Map(pairs.map((p) => [pairKey(p.journeyId, p.endUserId), p])).entries()].sort(
     ([a], [b]) => (a < b ? -1 : a > b ? 1 : 0),
   );
-  await rawQuery(
+  await lockEnrollmentDecisions(
     tx,
-    `select count(pg_advisory_xact_lock(hashtextextended(s.k, 0)))
-     from (select k from unnest($1::text[]) with ordinality as x (k, i) order by i) s`,
-    [unique.map(([k]) => `journey:${k}`)],
+    unique.map(([k]) => `journey:${k}`),
   );
-  const rows = await rawQuery<{
-    journey_id: string;
-    end_user_id: string;
-    status: string;
-    enrolled_at: Date | string;
-    ended_at: Date | string | null;
-  }>(
+  const rows = await listEnrollmentsOf(
     tx,
-    `select e.journey_id, e.end_user_id, e.status, e.enrolled_at, e.ended_at
-     from journey_enrollments e join unnest($1::uuid[], $2::uuid[]) as p (j, u)
-       on e.journey_id = p.j and e.end_user_id = p.u`,
-    columnsOf(
-      unique.map(([, p]) => p),
-      ['journeyId', 'endUserId'],
-    ),
+    unique.map(([, p]) => p),
   );
   for (const [k] of unique) out.set(k, []);
   for (const r of rows) {
-    out.get(pairKey(r.journey_id, r.end_user_id))?.push({
+    out.get(pairKey(r.journeyId, r.endUserId))?.push({
       status: r.status,
-      enrolledAt: new Date(r.enrolled_at).getTime(),
-      endedAt: r.ended_at === null ? null : new Date(r.ended_at).getTime(),
+      enrolledAt: new Date(r.enrolledAt).getTime(),
+      endedAt: r.endedAt === null ? null : new Date(r.endedAt).getTime(),
     });
   }
   return out;

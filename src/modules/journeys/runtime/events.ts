@@ -1,13 +1,12 @@
 import type { Executor } from '../../../db/client.js';
-import { preparedQuery } from '../../../db/prepared.js';
-import { columnsOf, jsonValue } from '../../../db/raw.js';
 import { matchesRules, type RuleContext, type RuleNode } from '../../../engine/rules.js';
 import { loadLiveAudiences } from '../../audiences/index.js';
 import type { EventEffect, ProcessedBatch, StoredEvent } from '../../events/index.js';
 import type { CompiledJourney } from '../engine/graph.js';
-import type { EnrollmentState } from '../engine/machine.js';
-import type { GoalConfig } from '../engine/schemas.js';
 import { enrollRefusal, type PreviousEnrollment, triggerMatches } from '../engine/triggers.js';
+import { resolveEndUsers } from '../store/end-users.js';
+import { lockInProgressEnrollmentsOf } from '../store/enrollments.js';
+import { type LiveJourney, listLiveJourneys } from '../store/journeys.js';
 import {
   asPrevious,
   lockAndReadPrevious,
@@ -17,7 +16,7 @@ import {
   startEnrollment,
 } from './enroll.js';
 import { graphsOf } from './graphs.js';
-import { feed, type Live, persist, storedLive } from './store.js';
+import { feed, type Live, persist, storedLive } from './persist.js';
 
 /**
  * The journeys' event effect: what accepted SDK events do to enrollments, inside the event
@@ -54,18 +53,6 @@ export const CONTENT_REPORT_TYPES: ReadonlySet<string> = new Set([
 
 const EVENT_TRIGGERS: ReadonlySet<string> = new Set(['CUSTOM_EVENT', 'URL_MATCH', 'ELEMENT_CLICK']);
 
-interface JourneyRowLite {
-  id: string;
-  tenant_id: string;
-  status: string;
-  audience_id: string | null;
-  allow_anonymous: boolean;
-  settings: unknown;
-  goal_config: GoalConfig | null;
-  canvas_version: number;
-  trigger_type: string | null;
-}
-
 interface Item {
   tenantId: string;
   event: StoredEvent;
@@ -83,28 +70,19 @@ interface EndUser {
 const whoKey = (tenantId: string, e: StoredEvent) =>
   `${tenantId}\u0000${e.userId ?? ''}\u0000${e.anonymousId ?? ''}`;
 
-async function liveJourneys(tx: Executor, tenantIds: string[]): Promise<JourneyRowLite[]> {
-  return preparedQuery<JourneyRowLite>(
-    tx,
-    `select id, tenant_id, status, audience_id, allow_anonymous, settings, goal_config, canvas_version, trigger_type
-     from journeys where tenant_id = any($1::uuid[]) and status <> 'ARCHIVED'`,
-    [tenantIds],
-  );
-}
-
 async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Promise<void> {
   const tenants = new Set<string>();
   for (const b of batches) {
     if (b.events.some((e) => e.userId || e.anonymousId)) tenants.add(b.tenantId);
   }
   if (tenants.size === 0) return;
-  const journeyRows = await liveJourneys(tx, [...tenants]);
+  const journeyRows = await listLiveJourneys(tx, [...tenants]);
   if (journeyRows.length === 0) return;
-  const byTenant = new Map<string, JourneyRowLite[]>();
+  const byTenant = new Map<string, LiveJourney[]>();
   for (const j of journeyRows) {
-    const list = byTenant.get(j.tenant_id);
+    const list = byTenant.get(j.tenantId);
     if (list) list.push(j);
-    else byTenant.set(j.tenant_id, [j]);
+    else byTenant.set(j.tenantId, [j]);
   }
 
   // The events of tenants with journeys, in time order, and who sent them.
@@ -130,27 +108,12 @@ async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Prom
   if (items.length === 0) return;
   items.sort((a, b) => a.at - b.at);
 
-  const users = await preparedQuery<{ i: string; id: string; external_id: string | null; traits: unknown }>(
-    tx,
-    `select p.i, u.id, u.external_id, u.traits
-     from unnest($1::uuid[], $2::text[], $3::text[]) with ordinality as p (t, ext, anon, i)
-     cross join lateral end_user_of(p.t, p.ext, p.anon) u`,
-    whoCols,
+  const users = await resolveEndUsers(tx, { tenantIds: whoCols[0], exts: whoCols[1], anons: whoCols[2] });
+  const endUsers: (EndUser | undefined)[] = users.map(
+    (u) => u && { id: u.id, externalId: u.externalId, context: ruleContextFor(u.externalId, u.traits) },
   );
-  const endUsers: (EndUser | undefined)[] = new Array(whoCols[0].length);
-  for (const u of users) {
-    const traits = jsonValue<Record<string, unknown>>(u.traits) ?? {};
-    endUsers[Number(u.i) - 1] = {
-      id: u.id,
-      externalId: u.external_id,
-      context: ruleContextFor(u.external_id, traits),
-    };
-  }
 
-  const graphs = await graphsOf(
-    tx,
-    journeyRows.map((j) => ({ id: j.id, canvasVersion: j.canvas_version, goalConfig: j.goal_config })),
-  );
+  const graphs = await graphsOf(tx, journeyRows);
 
   // In-progress enrollments of these end users, locked (in id order) for the rest of the chunk.
   const userPairs = new Map<string, { tenantId: string; endUserId: string }>();
@@ -159,21 +122,7 @@ async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Prom
     if (u) userPairs.set(u.id, { tenantId: item.tenantId, endUserId: u.id });
   }
   if (userPairs.size === 0) return;
-  const active = await preparedQuery<{
-    id: string;
-    tenant_id: string;
-    journey_id: string;
-    end_user_id: string;
-    enrolled_at: string;
-    state: EnrollmentState;
-  }>(
-    tx,
-    `select e.id, e.tenant_id, e.journey_id, e.end_user_id, e.enrolled_at, e.state
-     from journey_enrollments e join unnest($1::uuid[], $2::uuid[]) as p (t, u)
-       on e.tenant_id = p.t and e.end_user_id = p.u
-     where e.status = 'in_progress' order by e.id for update of e`,
-    columnsOf([...userPairs.values()], ['tenantId', 'endUserId']),
-  );
+  const active = await lockInProgressEnrollmentsOf(tx, [...userPairs.values()]);
   const lives: Live[] = [];
   const activeByUser = new Map<string, Live[]>();
   const addActive = (endUserId: string, live: Live) => {
@@ -184,20 +133,20 @@ async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Prom
   for (const row of active) {
     const live = storedLive(row);
     lives.push(live);
-    addActive(row.end_user_id, live);
+    addActive(row.endUserId, live);
   }
 
   // Trigger candidates: (journey, end user) pairs some event may enroll. The audiences are read
   // only for journeys whose trigger an event of the chunk fires (most chunks need none).
-  const triggered = (j: JourneyRowLite, graph: CompiledJourney, item: Item, u: EndUser): boolean => {
-    if (j.status !== 'PUBLISHED' || !j.trigger_type || !EVENT_TRIGGERS.has(j.trigger_type)) return false;
+  const triggered = (j: LiveJourney, graph: CompiledJourney, item: Item, u: EndUser): boolean => {
+    if (j.status !== 'PUBLISHED' || !j.triggerType || !EVENT_TRIGGERS.has(j.triggerType)) return false;
     if (!graph.trigger || !triggerMatches(graph.trigger, item.event)) return false;
-    return u.externalId !== null || j.allow_anonymous;
+    return u.externalId !== null || j.allowAnonymous;
   };
   // A pair already in progress cannot enroll again (nobody is enrolled twice at once): it needs
   // no lock and no look at its history, which keeps a journey's steady state cheap.
   const inProgress = new Set(lives.map((l) => pairKey(l.ref.journeyId, l.ref.endUserId)));
-  const fired: { j: JourneyRowLite; u: EndUser }[] = [];
+  const fired: { j: LiveJourney; u: EndUser }[] = [];
   for (const item of items) {
     const u = endUsers[item.who];
     if (!u) continue;
@@ -209,18 +158,18 @@ async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Prom
   const audiences = new Map<string, RuleNode>();
   const audienceIds = new Map<string, Set<string>>();
   for (const { j } of fired) {
-    if (j.audience_id)
-      audienceIds.set(j.tenant_id, (audienceIds.get(j.tenant_id) ?? new Set()).add(j.audience_id));
+    if (j.audienceId)
+      audienceIds.set(j.tenantId, (audienceIds.get(j.tenantId) ?? new Set()).add(j.audienceId));
   }
   for (const [tenantId, ids] of audienceIds) {
     for (const [id, tree] of await loadLiveAudiences(tx, tenantId, [...ids])) audiences.set(id, tree);
   }
-  const inAudience = (j: JourneyRowLite, u: EndUser): boolean => {
-    if (!j.audience_id) return true;
-    const tree = audiences.get(j.audience_id);
+  const inAudience = (j: LiveJourney, u: EndUser): boolean => {
+    if (!j.audienceId) return true;
+    const tree = audiences.get(j.audienceId);
     return tree !== undefined && matchesRules(tree, u.context);
   };
-  const mayEnrollOn = (j: JourneyRowLite, graph: CompiledJourney, item: Item, u: EndUser): boolean =>
+  const mayEnrollOn = (j: LiveJourney, graph: CompiledJourney, item: Item, u: EndUser): boolean =>
     triggered(j, graph, item, u) && inAudience(j, u);
   const candidates = fired
     .filter(({ j, u }) => inAudience(j, u))

@@ -1,6 +1,6 @@
-import { rawQuery } from '../../../db/raw.js';
 import type { Job } from '../../../deps.js';
-import { stopEnrollments } from './store.js';
+import { stopInProgressEnrollments } from '../store/enrollments.js';
+import { lockArchivedJourneysInProgress } from '../store/journeys.js';
 
 export const JOURNEY_ARCHIVE_SWEEP = 'journey-archive-sweep';
 
@@ -17,22 +17,9 @@ export const journeyArchiveSweepJob: Job = {
   name: JOURNEY_ARCHIVE_SWEEP,
   intervalMs: 10_000,
   async run(deps) {
-    const stopped = await deps.database.db.transaction(async (tx) => {
-      const rows = await rawQuery<{ id: string }>(
-        tx,
-        `select j.id from journeys j
-          where j.status = 'ARCHIVED'
-            and exists (select 1 from journey_enrollments e where e.journey_id = j.id and e.status = 'in_progress')
-          order by j.id
-          for no key update of j skip locked`,
-        [],
-      );
-      return stopEnrollments(
-        tx,
-        rows.map((r) => r.id),
-        new Date(deps.clock()),
-      );
-    });
+    const stopped = await deps.database.db.transaction(async (tx) =>
+      stopInProgressEnrollments(tx, await lockArchivedJourneysInProgress(tx), new Date(deps.clock())),
+    );
     if (stopped > 0) {
       deps.log.info(
         { job: JOURNEY_ARCHIVE_SWEEP, stopped },

@@ -1,13 +1,13 @@
 import type { DatabaseHandle, Executor } from '../../../db/client.js';
-import { preparedQuery } from '../../../db/prepared.js';
-import { columnsOf, rawQuery } from '../../../db/raw.js';
 import type { Job } from '../../../deps.js';
 import type { RuleContext } from '../../../engine/rules.js';
-import { type EnrollmentState, readsContext } from '../engine/machine.js';
-import type { GoalConfig } from '../engine/schemas.js';
+import { readsContext } from '../engine/machine.js';
+import { listEndUsersById } from '../store/end-users.js';
+import { listJourneyHeads } from '../store/journeys.js';
+import { claimDueTimers, deleteTimers, findNextDueTime } from '../store/timers.js';
 import { ruleContextFor } from './enroll.js';
 import { graphsOf } from './graphs.js';
-import { feed, type Live, persist, storedLive } from './store.js';
+import { feed, type Live, persist, storedLive } from './persist.js';
 
 /**
  * The timer job: fires due WAIT timers, WAIT_FOR_EVENT timeouts and goal deadlines.
@@ -22,81 +22,53 @@ import { feed, type Live, persist, storedLive } from './store.js';
  * timers rewritten from its state.
  */
 
-interface Claimed {
-  enrollment_id: string;
-  kind: 'node' | 'deadline';
-  node_id: string | null;
-  visit: number;
-  tenant_id: string;
-  journey_id: string;
-  end_user_id: string;
-  enrolled_at: number;
-  state: EnrollmentState;
-}
-
-// Ordered by the due_at index (the earliest first, no sort of every due row); the end user is
-// read afterwards, only for the journeys whose steps read traits.
-const CLAIM = `select t.enrollment_id, t.kind, t.node_id, t.visit, e.tenant_id, e.journey_id, e.end_user_id,
-    (extract(epoch from e.enrolled_at) * 1000)::float8 as enrolled_at, e.state
-  from journey_timers t
-  join journey_enrollments e on e.id = t.enrollment_id
-  where t.due_at <= $1
-  order by t.due_at limit $2
-  for update of t, e skip locked`;
+// The claim follows the due_at index (the earliest first); the end user is read afterwards, only
+// for the journeys whose steps read traits.
 
 /** Rule contexts of the end users whose enrollments are stepped through a journey that reads them. */
 async function contextsOf(tx: Executor, endUserIds: string[]): Promise<Map<string, RuleContext>> {
   const out = new Map<string, RuleContext>();
   if (endUserIds.length === 0) return out;
-  const rows = await rawQuery<{
-    id: string;
-    external_id: string | null;
-    traits: Record<string, unknown> | null;
-  }>(tx, 'select id, external_id, traits from end_users where id = any($1::uuid[])', [endUserIds]);
-  for (const r of rows) out.set(r.id, ruleContextFor(r.external_id, r.traits));
+  for (const r of await listEndUsersById(tx, endUserIds))
+    out.set(r.id, ruleContextFor(r.externalId, r.traits));
   return out;
 }
 
 /** Fires up to `limit` due timers in one transaction; returns how many were claimed. */
 export async function fireTimerChunk(tx: Executor, now: Date, limit: number): Promise<number> {
-  const claimed = await preparedQuery<Claimed>(tx, CLAIM, [now.toISOString(), limit]);
+  const claimed = await claimDueTimers(tx, now, limit);
   if (claimed.length === 0) return 0;
-  const heads = await rawQuery<{ id: string; canvas_version: number; goal_config: GoalConfig | null }>(
-    tx,
-    'select id, canvas_version, goal_config from journeys where id = any($1::uuid[])',
-    [[...new Set(claimed.map((c) => c.journey_id))]],
-  );
   const graphs = await graphsOf(
     tx,
-    heads.map((h) => ({ id: h.id, canvasVersion: h.canvas_version, goalConfig: h.goal_config })),
+    await listJourneyHeads(tx, [...new Set(claimed.map((c) => c.journeyId))]),
   );
   const reading = new Set([...graphs].filter(([, g]) => readsContext(g)).map(([id]) => id));
   const contexts = await contextsOf(tx, [
-    ...new Set(claimed.filter((c) => reading.has(c.journey_id)).map((c) => c.end_user_id)),
+    ...new Set(claimed.filter((c) => reading.has(c.journeyId)).map((c) => c.endUserId)),
   ]);
   const lives = new Map<string, Live>();
   const stale: Live[] = [];
   const nowMs = now.getTime();
   for (const c of claimed) {
-    let live = lives.get(c.enrollment_id);
+    let live = lives.get(c.enrollmentId);
     if (!live) {
       live = storedLive({
-        id: c.enrollment_id,
-        tenant_id: c.tenant_id,
-        journey_id: c.journey_id,
-        end_user_id: c.end_user_id,
-        enrolled_at: c.enrolled_at,
+        id: c.enrollmentId,
+        tenantId: c.tenantId,
+        journeyId: c.journeyId,
+        endUserId: c.endUserId,
+        enrolledAt: c.enrolledAt,
         state: c.state,
       });
-      lives.set(c.enrollment_id, live);
+      lives.set(c.enrollmentId, live);
     }
-    const graph = graphs.get(c.journey_id);
+    const graph = graphs.get(c.journeyId);
     if (!graph) continue; // the journey is being deleted: its enrollments go with it
     const input =
       c.kind === 'deadline'
         ? ({ type: 'deadline' } as const)
-        : ({ type: 'timer', nodeId: c.node_id!, visit: c.visit } as const);
-    if (!feed(live, graph, input, { nowMs, context: contexts.get(c.end_user_id) })) stale.push(live);
+        : ({ type: 'timer', nodeId: c.nodeId!, visit: c.visit } as const);
+    if (!feed(live, graph, input, { nowMs, context: contexts.get(c.endUserId) })) stale.push(live);
   }
   for (const live of stale) {
     live.stored = null;
@@ -104,16 +76,9 @@ export async function fireTimerChunk(tx: Executor, now: Date, limit: number): Pr
   }
   // A timer whose journey has no graph (being deleted) would otherwise stay due and be claimed
   // again on every run: it is dropped (the enrollment goes with its journey).
-  const orphaned = claimed.filter((c) => !graphs.has(c.journey_id));
-  if (orphaned.length > 0) {
-    for (const c of orphaned) lives.delete(c.enrollment_id);
-    await rawQuery(
-      tx,
-      `delete from journey_timers t using unnest($1::uuid[], $2::text[]) as c (id, kind)
-       where t.enrollment_id = c.id and t.kind = c.kind`,
-      columnsOf(orphaned, ['enrollment_id', 'kind']),
-    );
-  }
+  const orphaned = claimed.filter((c) => !graphs.has(c.journeyId));
+  for (const c of orphaned) lives.delete(c.enrollmentId);
+  await deleteTimers(tx, orphaned);
   await persist(tx, [...lives.values()]);
   return claimed.length;
 }
@@ -148,12 +113,8 @@ export async function fireDueTimers(
 /** Milliseconds until the next timer is due (null: none within `withinMs`). */
 async function nextDueIn(deps: { database: DatabaseHandle; clock: () => number }, withinMs: number) {
   const now = deps.clock();
-  const [row] = await preparedQuery<{ due: Date | string | null }>(
-    deps.database.db,
-    'select min(due_at) as due from journey_timers where due_at <= $1',
-    [new Date(now + withinMs).toISOString()],
-  );
-  return row?.due ? Math.max(0, new Date(row.due).getTime() - now) : null;
+  const due = await findNextDueTime(deps.database.db, new Date(now + withinMs));
+  return due === null ? null : Math.max(0, due - now);
 }
 
 export const JOURNEY_TIMERS = 'journey-timers';

@@ -9,7 +9,7 @@ import { compileJourney, type JourneyGraph } from '../engine/graph.js';
 import type { EnrollmentInput } from '../engine/machine.js';
 import type { JourneyNode } from '../engine/schemas.js';
 import { startEnrollment } from './enroll.js';
-import { feed, type Live, persist, timersOf } from './store.js';
+import { feed, type Live, persist, timersOf } from './persist.js';
 
 /**
  * The durable layer stores exactly what the pure machine decides: random valid journeys, random

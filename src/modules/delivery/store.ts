@@ -1,0 +1,223 @@
+import { eq, type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import type { DatabaseHandle, Executor } from '../../db/client.js';
+import { jsonValue } from '../../db/raw.js';
+import {
+  endUserItemStates,
+  endUsers,
+  locales,
+  tenantDeliveryVersions,
+  tenants,
+} from '../../db/schema/index.js';
+import { columnList, fixedStatement, runPrepared, runStatement } from '../../db/statements.js';
+
+/** What a contributor's user-state fragment is written in (contract.ts). */
+export type SqlExpression = SQL;
+
+/** A delivery contributor as the lookup statement sees it (contract.ts `DeliveryContributor`). */
+interface StateContributor {
+  name: string;
+  userState?: { sql(tenant: SQL, endUser: SQL): SQL; parse(value: unknown): unknown } | undefined;
+}
+
+// ---- the snapshot -----------------------------------------------------------------------------
+
+/** The tenant's delivery version (0 before its first change) and settings, in the snapshot's transaction. */
+export async function readSnapshotHead(tx: Executor, tenantId: string) {
+  const [row] = await tx
+    .select({
+      version: sql<number>`coalesce((select ${tenantDeliveryVersions.version} from ${tenantDeliveryVersions}
+        where ${tenantDeliveryVersions.tenantId} = ${tenants.id}), 0)::float8`.mapWith(Number),
+      settings: tenants.settings,
+    })
+    .from(tenants)
+    .where(eq(tenants.id, tenantId));
+  return row;
+}
+
+export async function listLocaleCodes(tx: Executor, tenantId: string): Promise<string[]> {
+  const rows = await tx.select({ code: locales.code }).from(locales).where(eq(locales.tenantId, tenantId));
+  return rows.map((r) => r.code);
+}
+
+// ---- the session's one lookup statement ---------------------------------------------------------
+
+type EndUser = typeof endUsers.$inferSelect;
+
+/** One row of the lookup statement, decoded. */
+export interface SessionUserRow {
+  /** Null when the session has neither userId nor anonymousId, or its end user does not exist yet. */
+  endUserId: string | null;
+  externalId: EndUser['externalId'];
+  traits: Record<string, unknown>;
+  completed: string[] | null;
+  dismissed: string[] | null;
+  version: number;
+  /** Each stateful contributor's column as read (`parse` of it), by name; null without an end user. */
+  states: Map<string, unknown>;
+}
+
+/** Who a session is (the request's tenant, userId and anonymousId). */
+export interface SessionKey {
+  tenantId: string;
+  ext: string | null;
+  anon: string | null;
+}
+
+interface LookupRow {
+  i?: number;
+  id: EndUser['id'] | null;
+  external_id: EndUser['externalId'];
+  /** Text when the prepared statement reads it as such (db/raw.ts `jsonValue`). */
+  traits: EndUser['traits'] | string | null;
+  version: number | string;
+  completed: string[] | null;
+  dismissed: string[] | null;
+  [state: string]: unknown;
+}
+
+/** The end user of a session row: `end_user_of` (migration 0021), the one resolution rule. */
+const u = alias(endUsers, 'u');
+/** The session's request row: its tenant, userId and anonymousId. */
+const request = { tenantId: sql`r.tenant_id`, ext: sql`r.ext`, anon: sql`r.anon` };
+const states = endUserItemStates;
+const versions = tenantDeliveryVersions;
+
+/**
+ * The lookup statement over request rows `from` (alias `r`): the tenant's delivery version, the
+ * end user, its item states and each contributor's user-state column (`s0`, `s1`, …), composed of
+ * the contributors' fragments and rendered once. `i` adds the row's ordinal (`r.i`).
+ */
+function lookupStatement(from: SQL, stateful: readonly StateContributor[], ordinal: boolean): SQL {
+  const stateColumns = stateful.map(
+    (c, i) =>
+      sql`, case when ${u.id} is null then null else ${c.userState!.sql(request.tenantId, sql`${u.id}`)} end as ${sql.identifier(`s${i}`)}`,
+  );
+  return sql`select ${ordinal ? sql`r.i::int as i, ` : sql``}coalesce((select ${versions.version} from ${versions}
+      where ${versions.tenantId} = ${request.tenantId}), 0)::float8 as version,
+    ${u.id}, ${u.externalId}, ${u.traits}, st.completed, st.dismissed${sql.join(stateColumns)}
+    from ${from}
+    left join lateral end_user_of(${request.tenantId}, ${request.ext}, ${request.anon}) ${u} on true
+    left join lateral (
+      select array_agg(${states.itemId}::text) filter (where ${states.completedAt} is not null) as completed,
+             array_agg(${states.itemId}::text) filter (where ${states.dismissedAt} is not null) as dismissed
+      from ${states} where ${states.tenantId} = ${request.tenantId} and ${states.endUserId} = ${u.id}
+    ) st on true`;
+}
+
+/**
+ * End users that do not exist yet (a new userId, or a new anonymous visitor: traits {}). ON
+ * CONFLICT DO NOTHING: one created meanwhile by another transaction is not returned and is read
+ * again (that transaction has committed by then: the conflict check waits for it). Raw: unnest
+ * of column arrays, one statement for any number.
+ */
+const insertEndUsersStatement = fixedStatement<
+  Pick<LookupRow, 'id' | 'external_id' | 'traits'>,
+  {
+    ids: string[];
+    tenantIds: string[];
+    exts: (string | null)[];
+    anons: (string | null)[];
+    at: string;
+  }
+>(sql`insert into ${endUsers} ${columnList([
+  endUsers.id,
+  endUsers.tenantId,
+  endUsers.externalId,
+  endUsers.anonymousId,
+  endUsers.traits,
+  endUsers.firstSeenAt,
+  endUsers.lastSeenAt,
+])}
+  select x.id, x.tenant_id, x.ext, x.anon, '{}'::jsonb, ${sql.placeholder('at')}::timestamptz, ${sql.placeholder('at')}::timestamptz
+  from unnest(${sql.placeholder('ids')}::uuid[], ${sql.placeholder('tenantIds')}::uuid[],
+              ${sql.placeholder('exts')}::text[], ${sql.placeholder('anons')}::text[]) as x (id, tenant_id, ext, anon)
+  on conflict do nothing
+  returning ${endUsers.id}, ${endUsers.externalId}, ${endUsers.traits}`);
+
+/**
+ * The session lookup's statements for these contributors, built once per app. The hot path of
+ * `POST /api/sdk/session`: named prepared statements (planned once per connection), one for a
+ * single request and one for a batch (bench/RESULTS.md, "Stores of delivery, experiments and journeys").
+ */
+export function sessionLookupStatements(contributors: readonly StateContributor[]) {
+  const stateful = contributors.filter((c) => c.userState);
+  const one = fixedStatement<LookupRow, { tenantId: string; ext: string | null; anon: string | null }>(
+    lookupStatement(
+      sql`(select ${sql.placeholder('tenantId')}::uuid as tenant_id, ${sql.placeholder('ext')}::text as ext,
+                  ${sql.placeholder('anon')}::text as anon) r`,
+      stateful,
+      false,
+    ),
+  );
+  const many = fixedStatement<
+    LookupRow,
+    { tenantIds: string[]; exts: (string | null)[]; anons: (string | null)[] }
+  >(
+    lookupStatement(
+      sql`unnest(${sql.placeholder('tenantIds')}::uuid[], ${sql.placeholder('exts')}::text[],
+                 ${sql.placeholder('anons')}::text[]) with ordinality as r (tenant_id, ext, anon, i)`,
+      stateful,
+      true,
+    ),
+  );
+
+  const decode = (row: LookupRow): SessionUserRow => {
+    const traits = jsonValue(row.traits);
+    const states = new Map<string, unknown>();
+    stateful.forEach((c, i) => {
+      states.set(c.name, row.id === null ? null : c.userState!.parse(row[`s${i}`] ?? null));
+    });
+    return {
+      endUserId: row.id,
+      externalId: row.external_id,
+      traits: traits && typeof traits === 'object' ? (traits as Record<string, unknown>) : {},
+      completed: row.completed,
+      dismissed: row.dismissed,
+      version: Number(row.version),
+      states,
+    };
+  };
+
+  return {
+    stateful,
+    /** The rows of `keys`, index-aligned. */
+    async read(database: DatabaseHandle, keys: readonly SessionKey[]): Promise<SessionUserRow[]> {
+      if (keys.length === 1) {
+        const [row] = await runPrepared(database.db, one, keys[0]!);
+        return [decode(row!)];
+      }
+      const rows = await runPrepared(database.db, many, {
+        tenantIds: keys.map((k) => k.tenantId),
+        exts: keys.map((k) => k.ext),
+        anons: keys.map((k) => k.anon),
+      });
+      const out = new Array<SessionUserRow>(keys.length);
+      for (const row of rows) out[Number(row.i) - 1] = decode(row);
+      return out;
+    },
+
+    /**
+     * Creates the end users of `keys` (ids given), in one statement; answers the rows created (one
+     * a concurrent transaction created first is missing: read it again). A new end user has no
+     * item states and every contributor's empty state.
+     */
+    async insertEndUsers(
+      database: DatabaseHandle,
+      rows: { id: string; key: SessionKey }[],
+      at: Date,
+    ): Promise<Map<string, SessionUserRow>> {
+      const created = await runStatement(database.db, insertEndUsersStatement, {
+        ids: rows.map((r) => r.id),
+        tenantIds: rows.map((r) => r.key.tenantId),
+        exts: rows.map((r) => r.key.ext),
+        anons: rows.map((r) => r.key.anon),
+        at: at.toISOString(),
+      });
+      return new Map(
+        created.map((r) => [r.id!, decode({ ...r, version: 0, completed: null, dismissed: null })]),
+      );
+    },
+  };
+}
+export type SessionLookupStatements = ReturnType<typeof sessionLookupStatements>;
