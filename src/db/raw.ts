@@ -1,5 +1,4 @@
-import { type Column, fillPlaceholders, type SQL, sql } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
+import type { SQL } from 'drizzle-orm';
 import type { Executor } from './client.js';
 
 interface RawClient {
@@ -22,30 +21,6 @@ export async function sqlRows<T>(exec: Executor, query: SQL): Promise<T[]> {
   const res = await exec.execute(query);
   return (res as unknown as { rows: T[] }).rows;
 }
-
-const dialect = new PgDialect();
-
-/**
- * A statement of drizzle's `sql` (naming its tables and columns) whose inputs are all named
- * placeholders (`sql.placeholder('ids')`), rendered to text once: building the text from the
- * `sql` object costs tens of µs a call (bench/RESULTS.md, "Stores of flows, content, audiences,
- * translations and end-users"), too much for event processing. Runs like `rawQuery`, with the
- * values by name.
- */
-export function fixedQuery<T>(query: SQL): (exec: Executor, values: Record<string, unknown>) => Promise<T[]> {
-  const { sql: text, params } = dialect.sqlToQuery(query);
-  return (exec, values) => rawQuery<T>(exec, text, fillPlaceholders(params, values));
-}
-
-/**
- * The columns' bare names, comma-separated, for the column list of a raw INSERT or ON CONFLICT
- * (a column in drizzle's `sql` prints qualified by its table, which those lists refuse).
- */
-export const columnNames = (...columns: Column[]): SQL =>
-  sql.join(
-    columns.map((c) => sql.identifier(c.name)),
-    sql`, `,
-  );
 
 /** Joins the parts of an in-memory row key (NUL never occurs in ids, days or selectors). */
 export const SEP = '\u0000';

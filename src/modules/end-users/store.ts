@@ -2,8 +2,9 @@ import { and, eq, isNull, notExists, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/client.js';
 import { preparedQuery } from '../../db/prepared.js';
-import { columnNames, columnsOf, fixedQuery, SEP, sortedByKey } from '../../db/raw.js';
+import { columnsOf, SEP, sortedByKey } from '../../db/raw.js';
 import { endUserItemStates, endUsers } from '../../db/schema/index.js';
+import { columnList, fixedStatement, runStatement } from '../../db/statements.js';
 import { newId } from '../../platform/ids.js';
 
 /** The queries of the end-users module: its tables `end_users` and `end_user_item_states`. */
@@ -158,10 +159,10 @@ export async function moveItemStatesOf(
 ): Promise<void> {
   const s = endUserItemStates;
   await exec.execute(sql`
-    insert into ${s} (${columnNames(s.tenantId, s.endUserId, s.itemId, s.completedAt, s.dismissedAt, s.updatedAt)})
+    insert into ${s} ${columnList([s.tenantId, s.endUserId, s.itemId, s.completedAt, s.dismissedAt, s.updatedAt])}
     select ${s.tenantId}, ${toId}::uuid, ${s.itemId}, ${s.completedAt}, ${s.dismissedAt}, now()
     from ${s} where ${s.tenantId} = ${tenantId} and ${s.endUserId} = ${fromId}
-    on conflict (${columnNames(s.tenantId, s.endUserId, s.itemId)}) do update set
+    on conflict ${columnList([s.tenantId, s.endUserId, s.itemId])} do update set
       ${sql.identifier(s.completedAt.name)} = least(${s.completedAt}, excluded.completed_at),
       ${sql.identifier(s.dismissedAt.name)} = least(${s.dismissedAt}, excluded.dismissed_at),
       ${sql.identifier(s.updatedAt.name)} = now()`);
@@ -172,7 +173,7 @@ export async function moveItemStatesOf(
 
 export type EndUserOfUserId = Pick<EndUserRow, 'id' | 'tenantId'> & { userId: string };
 
-const END_USERS_OF_USER_IDS = fixedQuery<EndUserOfUserId>(sql`
+const END_USERS_OF_USER_IDS = fixedStatement<EndUserOfUserId, Record<string, unknown>>(sql`
   select u.id as "id", p.tenant_id as "tenantId", p.user_id as "userId"
   from unnest(${sql.placeholder('tenantIds')}::uuid[], ${sql.placeholder('userIds')}::text[]) as p (tenant_id, user_id)
   cross join lateral end_user_of(p.tenant_id, p.user_id, null) u`);
@@ -185,7 +186,7 @@ const END_USERS_OF_USER_IDS = fixedQuery<EndUserOfUserId>(sql`
 export const findEndUsersOfUserIds = (
   exec: Executor,
   pairs: { tenantIds: string[]; userIds: string[] },
-): Promise<EndUserOfUserId[]> => END_USERS_OF_USER_IDS(exec, pairs);
+): Promise<EndUserOfUserId[]> => runStatement(exec, END_USERS_OF_USER_IDS, pairs);
 
 // ---- activity (event processing) -------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client.js';
-import { fixedQuery } from '../../../db/raw.js';
 import { type ContentStatus, type ContentType, contentItems } from '../../../db/schema/index.js';
+import { fixedStatement, runStatement } from '../../../db/statements.js';
 import { isUuid } from '../../../platform/ids.js';
 import { liveAt } from '../../../platform/schedule.js';
 import type { StateColumns } from '../../../platform/state-machine.js';
@@ -117,7 +117,7 @@ export type SurveyQuestionsRow = Pick<ContentItemRow, 'id' | 'tenantId' | 'statu
   questions: unknown[] | null;
 };
 
-const SURVEYS_OF = fixedQuery<SurveyQuestionsRow>(sql`
+const SURVEYS_OF = fixedStatement<SurveyQuestionsRow, Record<string, unknown>>(sql`
   select ${contentItems.id} as "id", ${contentItems.tenantId} as "tenantId",
          ${contentItems.status} as "status", ${contentItems.body} -> 'questions' as "questions"
   from ${contentItems}
@@ -133,4 +133,4 @@ const SURVEYS_OF = fixedQuery<SurveyQuestionsRow>(sql`
 export const findSurveysOf = (
   exec: Executor,
   pairs: { tenantIds: string[]; ids: string[] },
-): Promise<SurveyQuestionsRow[]> => SURVEYS_OF(exec, pairs);
+): Promise<SurveyQuestionsRow[]> => runStatement(exec, SURVEYS_OF, pairs);

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, gte, lte, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client.js';
-import { fixedQuery } from '../../../db/raw.js';
 import { npsResponses, npsSurveys } from '../../../db/schema/index.js';
+import { fixedStatement, runStatement } from '../../../db/statements.js';
 import { isUuid } from '../../../platform/ids.js';
 import { audienceReferrers } from '../../audiences/index.js';
 import type { NpsSurveyRow } from './records.js';
@@ -73,7 +73,7 @@ export const npsSurveysTargetingAudience = audienceReferrers(npsSurveys, {
 
 export type NpsSurveyStatusRow = Pick<NpsSurveyRow, 'id' | 'tenantId' | 'status'>;
 
-const NPS_SURVEYS_OF = fixedQuery<NpsSurveyStatusRow>(sql`
+const NPS_SURVEYS_OF = fixedStatement<NpsSurveyStatusRow, Record<string, unknown>>(sql`
   select ${npsSurveys.id} as "id", ${npsSurveys.tenantId} as "tenantId", ${npsSurveys.status} as "status"
   from ${npsSurveys}
   join unnest(${sql.placeholder('tenantIds')}::uuid[], ${sql.placeholder('ids')}::uuid[]) as p (tenant_id, id)
@@ -86,4 +86,4 @@ const NPS_SURVEYS_OF = fixedQuery<NpsSurveyStatusRow>(sql`
 export const findNpsSurveysOf = (
   exec: Executor,
   pairs: { tenantIds: string[]; ids: string[] },
-): Promise<NpsSurveyStatusRow[]> => NPS_SURVEYS_OF(exec, pairs);
+): Promise<NpsSurveyStatusRow[]> => runStatement(exec, NPS_SURVEYS_OF, pairs);

@@ -1,7 +1,8 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client.js';
-import { columnNames, columnsOf, fixedQuery } from '../../../db/raw.js';
+import { columnsOf } from '../../../db/raw.js';
 import { npsResponses, surveyResponses } from '../../../db/schema/index.js';
+import { columnList, fixedStatement, runStatement } from '../../../db/statements.js';
 import { newId } from '../../../platform/ids.js';
 import { listPage, type PageRequest } from '../../../platform/pagination.js';
 
@@ -80,13 +81,13 @@ const freshId = () => newId();
 // tenant and event id) inserts nothing.
 
 const sr = surveyResponses;
-const INSERT_SURVEY_RESPONSES = fixedQuery(sql`
-  insert into ${sr} (${columnNames(sr.id, sr.tenantId, sr.surveyId, sr.endUserId, sr.response, sr.submittedAt, sr.eventId)})
+const INSERT_SURVEY_RESPONSES = fixedStatement<unknown, Record<string, unknown>>(sql`
+  insert into ${sr} ${columnList([sr.id, sr.tenantId, sr.surveyId, sr.endUserId, sr.response, sr.submittedAt, sr.eventId])}
   select * from unnest(${sql.placeholder('ids')}::uuid[], ${sql.placeholder('tenantIds')}::uuid[],
     ${sql.placeholder('surveyIds')}::uuid[], ${sql.placeholder('endUserIds')}::uuid[],
     ${sql.placeholder('responses')}::jsonb[], ${sql.placeholder('submittedAts')}::timestamptz[],
     ${sql.placeholder('eventIds')}::uuid[])
-  on conflict (${columnNames(sr.tenantId, sr.eventId)}) do nothing`);
+  on conflict ${columnList([sr.tenantId, sr.eventId])} do nothing`);
 
 export async function insertSurveyResponses(exec: Executor, rows: NewSurveyResponse[]): Promise<void> {
   if (rows.length === 0) return;
@@ -99,7 +100,7 @@ export async function insertSurveyResponses(exec: Executor, rows: NewSurveyRespo
     'submittedAt',
     'eventId',
   ]);
-  await INSERT_SURVEY_RESPONSES(exec, {
+  await runStatement(exec, INSERT_SURVEY_RESPONSES, {
     ids,
     tenantIds,
     surveyIds,
@@ -111,13 +112,13 @@ export async function insertSurveyResponses(exec: Executor, rows: NewSurveyRespo
 }
 
 const nr = npsResponses;
-const INSERT_NPS_RESPONSES = fixedQuery(sql`
-  insert into ${nr} (${columnNames(nr.id, nr.tenantId, nr.npsSurveyId, nr.endUserId, nr.score, nr.comment, nr.submittedAt, nr.eventId)})
+const INSERT_NPS_RESPONSES = fixedStatement<unknown, Record<string, unknown>>(sql`
+  insert into ${nr} ${columnList([nr.id, nr.tenantId, nr.npsSurveyId, nr.endUserId, nr.score, nr.comment, nr.submittedAt, nr.eventId])}
   select * from unnest(${sql.placeholder('ids')}::uuid[], ${sql.placeholder('tenantIds')}::uuid[],
     ${sql.placeholder('npsSurveyIds')}::uuid[], ${sql.placeholder('endUserIds')}::uuid[],
     ${sql.placeholder('scores')}::int[], ${sql.placeholder('comments')}::text[],
     ${sql.placeholder('submittedAts')}::timestamptz[], ${sql.placeholder('eventIds')}::uuid[])
-  on conflict (${columnNames(nr.tenantId, nr.eventId)}) do nothing`);
+  on conflict ${columnList([nr.tenantId, nr.eventId])} do nothing`);
 
 export async function insertNpsResponses(exec: Executor, rows: NewNpsResponse[]): Promise<void> {
   if (rows.length === 0) return;
@@ -125,7 +126,7 @@ export async function insertNpsResponses(exec: Executor, rows: NewNpsResponse[])
     rows,
     [freshId, 'tenantId', 'npsSurveyId', 'endUserId', 'score', 'comment', 'submittedAt', 'eventId'],
   );
-  await INSERT_NPS_RESPONSES(exec, {
+  await runStatement(exec, INSERT_NPS_RESPONSES, {
     ids,
     tenantIds,
     npsSurveyIds,

@@ -1,7 +1,8 @@
 import { and, count, desc, eq, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client.js';
-import { columnNames, sqlRows } from '../../../db/raw.js';
+import { sqlRows } from '../../../db/raw.js';
 import { type Locale, locales, type Translation, translations } from '../../../db/schema/index.js';
+import { columnList } from '../../../db/statements.js';
 import { isUuid } from '../../../platform/ids.js';
 import { listPage, type PageRequest } from '../../../platform/pagination.js';
 
@@ -228,7 +229,7 @@ export async function upsertTranslationRows(
     exec,
     sql`
       with up as (
-        insert into ${t} (${columnNames(t.id, t.tenantId, t.localeId, t.contentType, t.contentId, t.fieldName, t.value, t.version)})
+        insert into ${t} ${columnList([t.id, t.tenantId, t.localeId, t.contentType, t.contentId, t.fieldName, t.value, t.version])}
         select r.id, ${tenantId}::uuid, r.locale_id, r.content_type, r.content_id, r.field_name, r.value, 1
         from unnest(
           ${sql.param(rows.map((r) => r.id))}::uuid[], ${sql.param(rows.map((r) => r.localeId))}::uuid[],
@@ -236,7 +237,7 @@ export async function upsertTranslationRows(
           ${sql.param(rows.map((r) => r.fieldName))}::text[], ${sql.param(rows.map((r) => r.value))}::text[]
         ) with ordinality as r(id, locale_id, content_type, content_id, field_name, value, ord)
         order by r.ord
-        on conflict (${columnNames(t.localeId, t.contentType, t.contentId, t.fieldName)}) do update
+        on conflict ${columnList([t.localeId, t.contentType, t.contentId, t.fieldName])} do update
           set ${sql.identifier(t.value.name)} = excluded.value, ${sql.identifier(t.version.name)} = ${t.version} + 1,
               ${sql.identifier(t.updatedAt.name)} = now()
         returning (xmax = 0) as inserted
