@@ -1,10 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { rawQuery } from '../src/db/raw.js';
 import { createSessionLookup } from '../src/modules/delivery/index.js';
 import { experimentsModule } from '../src/modules/experiments/index.js';
 import { journeysModule } from '../src/modules/journeys/index.js';
-import { newId } from '../src/platform/ids.js';
-import { createStandaloneStore } from '../test/helpers/standalone.js';
+import { createStandaloneStore, seedQuery } from '../test/helpers/standalone.js';
 import { cpuSeconds } from './process-cpu.js';
 
 /**
@@ -27,50 +26,50 @@ const store = await createStandaloneStore({ serverUrl: mode === 'postgres' ? pgU
 const db = await store.open();
 const tenantId = store.tenantId;
 try {
-  const userIds = Array.from({ length: USERS }, () => newId());
-  const experimentId = newId();
-  const variants = [newId(), newId()];
-  const contentJourney = newId();
-  const audienceJourney = newId();
+  const userIds = Array.from({ length: USERS }, () => randomUUID());
+  const experimentId = randomUUID();
+  const variants = [randomUUID(), randomUUID()];
+  const contentJourney = randomUUID();
+  const audienceJourney = randomUUID();
   await db.db.transaction(async (tx) => {
-    await rawQuery(
+    await seedQuery(
       tx,
       `insert into end_users (id, tenant_id, external_id, traits)
        select u, $1, 'user-' || i, '{"plan":"pro"}' from unnest($2::uuid[]) with ordinality as x (u, i)`,
       [tenantId, userIds],
     );
-    await rawQuery(
+    await seedQuery(
       tx,
       `insert into experiments (id, tenant_id, name, status, seed, start_date) values ($1::uuid, $2, 'E', 'running', $1::text, now())`,
       [experimentId, tenantId],
     );
-    await rawQuery(
+    await seedQuery(
       tx,
       `insert into experiment_variants (id, tenant_id, experiment_id, position, name, split_basis_points)
        values ($1, $3, $4, 0, 'A', 5000), ($2, $3, $4, 1, 'B', 5000)`,
       [variants[0], variants[1], tenantId, experimentId],
     );
-    await rawQuery(
+    await seedQuery(
       tx,
       `insert into experiment_assignments (experiment_id, end_user_id, tenant_id, variant_id, assigned_at)
        select $1, u, $2, $3, now() from unnest($4::uuid[]) as u`,
       [experimentId, tenantId, variants[0], userIds],
     );
-    await rawQuery(
+    await seedQuery(
       tx,
       `insert into journeys (id, tenant_id, site_id, name, status, settings, trigger_type, audience_id)
        values ($1, $3, $4, 'Content', 'PUBLISHED', '{}', 'CUSTOM_EVENT', null),
               ($2, $3, $4, 'Audience only', 'PUBLISHED', '{}', 'MANUAL', $4)`,
-      [contentJourney, audienceJourney, tenantId, newId()],
+      [contentJourney, audienceJourney, tenantId, randomUUID()],
     );
     const waiting = JSON.stringify({
       kind: 'content',
-      nodeId: newId(),
+      nodeId: randomUUID(),
       visit: 1,
       contentType: 'flow',
-      contentId: newId(),
+      contentId: randomUUID(),
     });
-    await rawQuery(
+    await seedQuery(
       tx,
       `insert into journey_enrollments (id, tenant_id, journey_id, end_user_id, status, state, enrolled_at, ended_at)
        select gen_random_uuid(), $1::uuid, $2::uuid, u, 'in_progress', json_build_object('waiting', $4::json), now(), null from unnest($5::uuid[]) as u
@@ -78,7 +77,7 @@ try {
        select gen_random_uuid(), $1::uuid, $3::uuid, u, 'completed', '{}'::json, now() - interval '1 day', now() from unnest($5::uuid[]) as u`,
       [tenantId, contentJourney, audienceJourney, waiting, userIds],
     );
-    await rawQuery(
+    await seedQuery(
       tx,
       `insert into end_user_item_states (tenant_id, end_user_id, item_id, completed_at, dismissed_at)
        select $1::uuid, u, gen_random_uuid(), now(), null::timestamptz from unnest($2::uuid[]) as u

@@ -108,3 +108,6 @@ async function adminQuery(url: string, text: string): Promise<void> {
     await client.end();
   }
 }
+
+/** Raw SQL on a seeded store's database or in one of its transactions (benchmarks seed with it). */
+export { rawQuery as seedQuery } from '../../src/db/raw.js';
