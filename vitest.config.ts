@@ -19,7 +19,7 @@ export default defineConfig({
           name: 'service',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'packages/*/src/**/*.test.ts'],
           exclude: ['packages/dashboard/**', '**/node_modules/**'],
-          globalSetup: ['test/global-setup.ts'],
+          globalSetup: ['test/global-setup.ts', 'test/global-setup-database.ts'],
           pool: 'forks',
           testTimeout: 30_000,
           hookTimeout: 60_000,

@@ -35,12 +35,14 @@ export interface DatabaseOptions {
   databaseUrl?: string | undefined;
   /** PGlite data directory; `memory://` for an in-memory database. */
   dataDir?: string;
+  /** Starts the embedded database from a dump of another one (PGlite's `dumpDataDir`). */
+  loadDataDir?: Blob;
   poolSize?: number;
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandle> {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.poolSize ?? 20);
-  return openPglite(opts.dataDir ?? 'memory://');
+  return openPglite(opts.dataDir ?? 'memory://', opts.loadDataDir);
 }
 
 async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
@@ -94,16 +96,18 @@ async function initPgliteDir(dataDir: string): Promise<void> {
   });
 }
 
-async function openPglite(dataDir: string): Promise<DatabaseHandle> {
+async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<DatabaseHandle> {
   if (!dataDir.startsWith('memory://')) {
     mkdirSync(dataDir, { recursive: true });
-    if (!existsSync(join(dataDir, 'PG_VERSION'))) await initPgliteDir(resolve(dataDir));
+    const fresh = !existsSync(join(dataDir, 'PG_VERSION'));
+    if (fresh && !loadDataDir) await initPgliteDir(resolve(dataDir));
   }
   // pgvector ships as its own package for PGlite 0.5 (built for 0.5.14: package.json overrides
   // its exact peer range; src/db/internals.test.ts checks it loads).
   const client = await PGlite.create(dataDir, {
     extensions: { vector },
     postgresqlconf: PGLITE_CONF,
+    ...(loadDataDir ? { loadDataDir } : {}),
     parsers: BYTEA_PARSERS,
   });
   enablePglitePrepared(client);
