@@ -54,10 +54,8 @@ function embeddingModels(): { providers: AiProviderName[]; models: string[] } {
   return { providers: pairs.map(([name]) => name), models: pairs.map(([, def]) => def.embeddingModel!) };
 }
 
-type PendingTenant = EmbeddingTenant;
-
 /** One batch of one tenant; false when the provider failed (the tenant is paused). */
-async function embedBatch(deps: EmbeddingDeps, tenant: PendingTenant, now: Date): Promise<number> {
+async function embedBatch(deps: EmbeddingDeps, tenant: EmbeddingTenant, now: Date): Promise<number> {
   const articles = await findStaleArticles(
     deps.database.db,
     tenant.tenantId,
@@ -128,7 +126,7 @@ export async function embedPendingArticles(
   return embedded;
 }
 
-async function pause(deps: EmbeddingDeps, tenant: PendingTenant, now: Date) {
+async function pause(deps: EmbeddingDeps, tenant: EmbeddingTenant, now: Date) {
   await pauseEmbeddingsUntil(
     deps.database.db,
     tenant.tenantId,
