@@ -1,7 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { posix } from 'node:path';
 import { cruise, type ICruiseResult } from 'dependency-cruiser';
+import { is } from 'drizzle-orm';
+import { PgTable } from 'drizzle-orm/pg-core';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
+import * as schema from '../src/db/schema/index.js';
 import { allModules } from '../src/modules/index.js';
 
 /**
@@ -16,8 +20,9 @@ import { allModules } from '../src/modules/index.js';
  *   platform/, db/, engine/              cross-cutting parts, storage, pure logic
  *
  * A module is used through its `index.ts` (its public surface), never through its other files,
- * and the pure rules in a module's `engine/` folder do no I/O. Each rule is a function of the
- * edges, so a planted violation proves it would catch one.
+ * and the pure rules in a module's `engine/` folder do no I/O; a module reaches its tables only
+ * through its store files (`store.ts` or `store/`). Each rule is a function of the edges (or of a
+ * file's text), so a planted violation proves it would catch one.
  */
 
 interface Edge {
@@ -340,5 +345,151 @@ describe('architecture: modules as units', () => {
     expect(ioPackageImports(planted('src/modules/experiments/engine/stats.ts', 'node:fs'))).toHaveLength(1);
     expect(ioPackageImports(planted('src/engine/rules.ts', 'pg'))).toHaveLength(1);
     expect(ioPackageImports(planted('src/engine/rules.ts', 'zod'))).toHaveLength(0);
+  });
+});
+
+/** A module's store file: `src/modules/<m>/store.ts` or a file under `src/modules/<m>/store/`. */
+const isStoreFile = (file: string) => /^src\/modules\/[^/]+\/(store\.ts|store\/.+\.ts)$/.test(file);
+
+/** The names src/db/schema exports that are drizzle tables (values: what a query is built on). */
+const TABLES = new Set(Object.entries(schema).flatMap(([name, value]) => (is(value, PgTable) ? [name] : [])));
+
+/** The database helpers that run or build statements: only stores import them (types aside). */
+const QUERY_HELPERS = new Map<string, 'all' | readonly string[]>([
+  ['src/db/statements.ts', 'all'],
+  ['src/db/prepared.ts', 'all'],
+  ['src/db/pglite-prepared.ts', 'all'],
+  ['src/db/text-rows.ts', 'all'],
+  ['src/db/client.ts', 'all'],
+  // raw.ts also holds row-key helpers (SEP, sortedByKey) that aggregations use.
+  ['src/db/raw.ts', ['rawQuery', 'sqlRows']],
+]);
+
+/** A relative import of `file` as a path from the repository root (`.js` written for `.ts`). */
+const resolveImport = (file: string, specifier: string) =>
+  specifier.startsWith('.')
+    ? posix.normalize(posix.join(posix.dirname(file), specifier)).replace(/\.js$/, '.ts')
+    : specifier;
+
+/**
+ * How a module file other than a store reaches the database, if it does: a value import of
+ * drizzle-orm (its query builders and `sql`), of a database helper that runs statements, or of
+ * a table; or a call of `.query(` / `.execute(` (raw SQL on the database or a transaction).
+ * `import type` stays allowed: passing an `Executor` along or naming a row type is no query.
+ */
+function queryViolations(file: string, text: string): string[] {
+  if (!file.startsWith('src/modules/') || isStoreFile(file)) return [];
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  for (const st of source.statements) {
+    if (!ts.isImportDeclaration(st) || !ts.isStringLiteral(st.moduleSpecifier)) continue;
+    const clause = st.importClause;
+    if (!clause || clause.isTypeOnly) continue;
+    const target = resolveImport(file, st.moduleSpecifier.text);
+    const bindings = clause.namedBindings;
+    const named =
+      bindings && ts.isNamedImports(bindings)
+        ? bindings.elements.filter((e) => !e.isTypeOnly).map((e) => (e.propertyName ?? e.name).text)
+        : [];
+    const wholeModule =
+      clause.name !== undefined || (bindings !== undefined && ts.isNamespaceImport(bindings));
+    const values = wholeModule ? ['*', ...named] : named;
+    if (values.length === 0) continue;
+    const helper = QUERY_HELPERS.get(target);
+    const offending =
+      target === 'drizzle-orm' || target.startsWith('drizzle-orm/')
+        ? values
+        : helper === 'all'
+          ? values
+          : helper
+            ? values.filter((v) => v === '*' || helper.includes(v))
+            : target.startsWith('src/db/schema/')
+              ? values.filter((v) => v === '*' || TABLES.has(v))
+              : [];
+    if (offending.length > 0) found.push(`${file}: imports ${offending.join(', ')} from ${target}`);
+  }
+  const visit = (node: ts.Node) => {
+    if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      ['query', 'execute'].includes(node.expression.name.text)
+    ) {
+      const { line } = source.getLineAndCharacterOfPosition(node.getStart());
+      found.push(`${file}:${line + 1}: calls ${node.expression.getText(source)}(…)`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** The tables no owner's text names (a store or platform file): declared, but queried by no code. */
+const unusedTables = (tables: readonly string[], ownerTexts: readonly string[]) =>
+  tables.filter((table) => !ownerTexts.some((text) => new RegExp(`\\b${table}\\b`).test(text)));
+
+/** Every production file of the modules (tests aside). */
+const moduleFiles = (readdirSync('src/modules', { recursive: true }) as string[])
+  .map((f) => `src/modules/${f.split('\\').join('/')}`)
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+
+describe('architecture: stores own the queries', () => {
+  it('sees the files and tables it checks', () => {
+    expect(moduleFiles).toContain('src/modules/events/processor.ts');
+    expect(moduleFiles.filter(isStoreFile)).toContain('src/modules/events/store.ts');
+    expect(moduleFiles.filter(isStoreFile)).toContain('src/modules/journeys/store/timers.ts');
+    expect(TABLES.has('eventBatches')).toBe(true);
+    expect(TABLES.has('FLOW_STATUSES')).toBe(false);
+  });
+
+  it('lets only store files build or run queries (value imports of drizzle-orm, db helpers, tables; .query/.execute)', () => {
+    expect(moduleFiles.flatMap((f) => queryViolations(f, readFileSync(f, 'utf8')))).toEqual([]);
+  });
+
+  it('uses every drizzle table in a store (or in platform/, which owns its own tables)', () => {
+    const owners = [
+      ...moduleFiles.filter(isStoreFile),
+      ...(readdirSync('src/platform', { recursive: true }) as string[])
+        .map((f) => `src/platform/${f}`)
+        .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')),
+    ].map((f) => readFileSync(f, 'utf8'));
+    expect(unusedTables([...TABLES], owners)).toEqual([]);
+  });
+
+  it('catches a planted violation of each rule', () => {
+    const service = 'src/modules/ai/assistant.ts';
+    const store = 'src/modules/ai/store/conversations.ts';
+    expect(queryViolations(service, "import { and, eq, sql } from 'drizzle-orm';")).toHaveLength(1);
+    expect(queryViolations(service, "import { type SQL, sql } from 'drizzle-orm';")).toHaveLength(1);
+    expect(queryViolations(service, "import type { SQL } from 'drizzle-orm';")).toHaveLength(0);
+    expect(queryViolations(service, "import { type SQL } from 'drizzle-orm';")).toHaveLength(0);
+    expect(queryViolations(service, "import { rawQuery } from '../../db/raw.js';")).toHaveLength(1);
+    expect(queryViolations(service, "import { sortedByKey } from '../../db/raw.js';")).toHaveLength(0);
+    expect(queryViolations(service, "import { runPrepared } from '../../db/statements.js';")).toHaveLength(1);
+    expect(queryViolations(service, "import { preparedQuery } from '../../db/prepared.js';")).toHaveLength(1);
+    expect(
+      queryViolations(service, "import { aiConversations } from '../../db/schema/index.js';"),
+    ).toHaveLength(1);
+    expect(
+      queryViolations(
+        service,
+        "import { type AiProviderName, AI_PROVIDERS } from '../../db/schema/index.js';",
+      ),
+    ).toHaveLength(0);
+    expect(queryViolations(service, "import type { Executor } from '../../db/client.js';")).toHaveLength(0);
+    expect(queryViolations(service, "import { openDatabase } from '../../db/client.js';")).toHaveLength(1);
+    expect(queryViolations(service, "await deps.database.query('select 1');")).toHaveLength(1);
+    expect(queryViolations(service, 'await ctx.db.execute(statement);')).toHaveLength(1);
+    expect(queryViolations(service, "app.delete('/x', handler); cache.delete(key);")).toHaveLength(0);
+    expect(queryViolations(store, "import { and, eq, sql } from 'drizzle-orm';")).toHaveLength(0);
+    expect(queryViolations(store, "await deps.database.query('select 1');")).toHaveLength(0);
+    expect(queryViolations('src/modules/events/store.ts', "import { sql } from 'drizzle-orm';")).toHaveLength(
+      0,
+    );
+    expect(
+      queryViolations('src/modules/events/stores.ts', "import { sql } from 'drizzle-orm';"),
+    ).toHaveLength(1);
+    const storeText = "import { eventBatches } from '../../db/schema/index.js';";
+    expect(unusedTables(['eventBatches', 'eventDeadLetters'], [storeText])).toEqual(['eventDeadLetters']);
+    expect(unusedTables(['eventBatches'], ['const eventBatchesSeen = 0;'])).toEqual(['eventBatches']);
   });
 });

@@ -1,25 +1,20 @@
-import { eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { type AiProviderName, aiConfigs, aiTokenUsage } from '../../db/schema/index.js';
+import type { AiProviderName } from '../../db/schema/index.js';
 import type { AppDeps } from '../../deps.js';
 import type { ServiceCtx } from '../../platform/context.js';
 import { AppError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { countUsage, decide, loadSubscription } from '../pricing/index.js';
 import { type AiClient, createAiClient } from './provider-client.js';
+import { type AiConfigRow, findAiConfig, insertTokenUsage } from './store/configs.js';
 
 /** What the AI services need from the app: provider settings, the key decryptor, the log. */
 export type AiDeps = Pick<AppDeps, 'config' | 'encryptor' | 'log'>;
 
-export type AiConfigRow = typeof aiConfigs.$inferSelect;
-
-export async function findAiConfig(exec: Executor, tenantId: string): Promise<AiConfigRow | undefined> {
-  const [row] = await exec.select().from(aiConfigs).where(eq(aiConfigs.tenantId, tenantId)).limit(1);
-  return row;
-}
+export type { AiConfigRow };
 
 /** The stored key in clear, for a provider call; a key that no longer decrypts is refused. */
-export function decryptKey(deps: AiDeps, row: AiConfigRow): string {
+export function decryptKey(deps: AiDeps, row: Pick<AiConfigRow, 'tenantId' | 'encryptedKey'>): string {
   try {
     return deps.encryptor.decrypt(row.encryptedKey);
   } catch {
@@ -83,9 +78,7 @@ export async function recordAiTokens(
   at: Date,
 ): Promise<void> {
   if (!(tokens > 0)) return;
-  await exec
-    .insert(aiTokenUsage)
-    .values({ id: newId(), tenantId, tokens: Math.round(tokens), createdAt: at });
+  await insertTokenUsage(exec, { id: newId(), tenantId, tokens: Math.round(tokens), createdAt: at });
 }
 
 /**

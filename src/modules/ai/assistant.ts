@@ -1,18 +1,23 @@
 import type { ModelMessage } from 'ai';
-import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { rawQuery } from '../../db/raw.js';
-import { aiConversations, type ConversationMessage } from '../../db/schema/index.js';
+import type { ConversationMessage } from '../../db/schema/index.js';
 import type { AppDeps } from '../../deps.js';
 import type { ServiceCtx } from '../../platform/context.js';
 import { notFound, validationError } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
-import { listPage, type PageRequest } from '../../platform/pagination.js';
+import type { PageRequest } from '../../platform/pagination.js';
 import { withAi } from './access.js';
 import { modelSchemaOf } from './model-schema.js';
 import { ASSISTANT_SYSTEM, DONT_KNOW, questionPrompt } from './prompts.js';
 import type { AiClient } from './provider-client.js';
 import { retrieveArticles, type VectorSearch } from './retrieval.js';
+import {
+  appendConversationMessages,
+  findConversation as findConversationRow,
+  insertConversation,
+  listConversationsPage,
+} from './store/conversations.js';
+import { hasEmbeddingsOfModel } from './store/embeddings.js';
 import { hasVectorSupport } from './vector-support.js';
 
 /**
@@ -55,12 +60,7 @@ export type AssistantDeps = Pick<AppDeps, 'config' | 'encryptor' | 'log' | 'data
 
 async function findConversation(ctx: ServiceCtx, id: string) {
   if (!isUuid(id)) return undefined;
-  const [row] = await ctx.db
-    .select()
-    .from(aiConversations)
-    .where(and(eq(aiConversations.tenantId, ctx.tenantId), eq(aiConversations.id, id)))
-    .limit(1);
-  return row;
+  return findConversationRow(ctx.db, ctx.tenantId, id);
 }
 
 const conversationMissing = () => notFound('Conversation');
@@ -81,12 +81,7 @@ async function vectorSearch(
   const model = client.embeddingModel;
   if (!model || !(await hasVectorSupport(deps.database))) return null;
   // No embedding of this model yet (just configured, or the job has not run): spare the call.
-  const [any] = await rawQuery<{ present: boolean }>(
-    ctx.db,
-    'select exists (select 1 from ai_kb_embeddings where tenant_id = $1 and model = $2) as present',
-    [ctx.tenantId, model],
-  );
-  if (!any?.present) return null;
+  if (!(await hasEmbeddingsOfModel(ctx.db, ctx.tenantId, model))) return null;
   return { model, embed: async (text) => (await client.embed([text]))[0]! };
 }
 
@@ -148,46 +143,26 @@ export async function askAssistant(ctx: ServiceCtx, deps: AssistantDeps, input: 
   return { conversationId: stored.id, response, citations, messages: stored.messages };
 }
 
-async function startConversation(ctx: ServiceCtx, messages: ConversationMessage[]) {
-  const [row] = await ctx.db
-    .insert(aiConversations)
-    .values({
-      id: newId(),
-      tenantId: ctx.tenantId,
-      startedBy: ctx.actorId,
-      messages,
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
-    })
-    .returning();
-  return row!;
+function startConversation(ctx: ServiceCtx, messages: ConversationMessage[]) {
+  return insertConversation(ctx.db, {
+    id: newId(),
+    tenantId: ctx.tenantId,
+    startedBy: ctx.actorId,
+    messages,
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+  });
 }
 
 /** Appends atomically (concurrent questions in one conversation both land, in commit order). */
 async function appendMessages(ctx: ServiceCtx, id: string, messages: ConversationMessage[]) {
-  const [row] = await ctx.db
-    .update(aiConversations)
-    .set({
-      messages: sql`${aiConversations.messages} || ${JSON.stringify(messages)}::jsonb`,
-      updatedAt: ctx.now,
-    })
-    .where(and(eq(aiConversations.tenantId, ctx.tenantId), eq(aiConversations.id, id)))
-    .returning();
+  const row = await appendConversationMessages(ctx.db, ctx.tenantId, id, messages, ctx.now);
   if (!row) throw conversationMissing();
   return row;
 }
 
 export function listConversations(ctx: ServiceCtx, page: PageRequest) {
-  const where = eq(aiConversations.tenantId, ctx.tenantId);
-  return listPage(
-    ctx.db
-      .select()
-      .from(aiConversations)
-      .where(where)
-      .orderBy(desc(aiConversations.createdAt), desc(aiConversations.id)),
-    ctx.db.select({ n: count() }).from(aiConversations).where(where),
-    page,
-  );
+  return listConversationsPage(ctx.db, ctx.tenantId, page);
 }
 
 export async function getConversation(ctx: ServiceCtx, id: string) {

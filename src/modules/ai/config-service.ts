@@ -1,12 +1,12 @@
-import { and, eq } from 'drizzle-orm';
-import { type AiProviderName, aiConfigs } from '../../db/schema/index.js';
+import type { AiProviderName } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { assertFeatureEnabled } from '../pricing/index.js';
-import { type AiConfigRow, type AiDeps, findAiConfig } from './access.js';
+import type { AiConfigRow, AiDeps } from './access.js';
 import { maskKey } from './mask.js';
 import { verifyProviderKey } from './provider-client.js';
+import { deleteAiConfigRow, findAiConfig, insertAiConfig, updateAiConfigRow } from './store/configs.js';
 
 /**
  * The tenant's AI provider configuration. The key is verified with the provider before
@@ -66,17 +66,13 @@ export async function saveAiConfig(
   };
   return ctx.db.transaction(async (tx) => {
     const existing = await findAiConfig(tx, ctx.tenantId);
-    const [row] = existing
-      ? await tx
-          .update(aiConfigs)
-          .set(values)
-          .where(and(eq(aiConfigs.tenantId, ctx.tenantId), eq(aiConfigs.id, existing.id)))
-          .returning()
-      : await tx
-          .insert(aiConfigs)
-          .values({ id: newId(), tenantId: ctx.tenantId, isEnabled: true, createdAt: ctx.now, ...values })
-          .onConflictDoUpdate({ target: aiConfigs.tenantId, set: values })
-          .returning();
+    const row = existing
+      ? await updateAiConfigRow(tx, ctx.tenantId, existing.id, values)
+      : await insertAiConfig(
+          tx,
+          { id: newId(), tenantId: ctx.tenantId, isEnabled: true, createdAt: ctx.now },
+          values,
+        );
     await audit(ctx, tx, {
       action: existing ? 'AI_CONFIG_UPDATED' : 'AI_CONFIG_CREATED',
       entityType: 'ai_config',
@@ -100,11 +96,10 @@ export async function toggleAiConfig(ctx: ServiceCtx, enabled: boolean): Promise
       throw new AppError('AI_NOT_CONFIGURED', 'No AI provider is configured: POST /api/ai-config first');
     if (row.isEnabled === enabled) return toAiConfigRecord(row);
     if (enabled) await assertFeatureEnabled(tx, ctx.tenantId, 'ai', ctx.now);
-    const [updated] = await tx
-      .update(aiConfigs)
-      .set({ isEnabled: enabled, updatedAt: ctx.now })
-      .where(and(eq(aiConfigs.tenantId, ctx.tenantId), eq(aiConfigs.id, row.id)))
-      .returning();
+    const updated = await updateAiConfigRow(tx, ctx.tenantId, row.id, {
+      isEnabled: enabled,
+      updatedAt: ctx.now,
+    });
     await audit(ctx, tx, {
       action: 'AI_CONFIG_UPDATED',
       entityType: 'ai_config',
@@ -118,7 +113,7 @@ export async function toggleAiConfig(ctx: ServiceCtx, enabled: boolean): Promise
 /** Removes the configuration and its encrypted key. Nothing configured: 404. */
 export async function deleteAiConfig(ctx: ServiceCtx): Promise<void> {
   await ctx.db.transaction(async (tx) => {
-    const [row] = await tx.delete(aiConfigs).where(eq(aiConfigs.tenantId, ctx.tenantId)).returning();
+    const row = await deleteAiConfigRow(tx, ctx.tenantId);
     if (!row) throw notFound('AI configuration');
     await audit(ctx, tx, {
       action: 'AI_CONFIG_DELETED',

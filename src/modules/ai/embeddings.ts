@@ -1,11 +1,18 @@
 import type { Executor } from '../../db/client.js';
-import { rawQuery } from '../../db/raw.js';
 import type { AiProviderName } from '../../db/schema/index.js';
 import type { AppDeps } from '../../deps.js';
 import { getTenantPlan } from '../pricing/index.js';
-import { type AiConfigRow, decryptKey, recordAiTokens } from './access.js';
+import { decryptKey, recordAiTokens } from './access.js';
 import { createAiClient } from './provider-client.js';
 import { PROVIDERS } from './providers.js';
+import { pauseEmbeddingsUntil } from './store/configs.js';
+import {
+  type EmbeddingTenant,
+  findNearestArticles,
+  findStaleArticles,
+  findTenantsWithStaleArticles,
+  upsertEmbeddings,
+} from './store/embeddings.js';
 import { hasVectorSupport } from './vector-support.js';
 
 /**
@@ -47,76 +54,14 @@ function embeddingModels(): { providers: AiProviderName[]; models: string[] } {
   return { providers: pairs.map(([name]) => name), models: pairs.map(([, def]) => def.embeddingModel!) };
 }
 
-/** An article needs (re-)embedding: none yet, another model's, or one of older content. */
-const STALE = `(e.article_id is null or e.model <> p.model or e.content_hash <> a.content_hash)`;
-
-type PendingTenant = AiConfigRow & { embeddingModel: string };
-
-async function pendingTenants(deps: EmbeddingDeps, now: Date, limit: number): Promise<PendingTenant[]> {
-  const { providers, models } = embeddingModels();
-  const rows = await deps.database.query<Record<string, unknown>>(
-    `select c.id, c.tenant_id, c.provider, c.model, c.encrypted_key, p.model as embedding_model
-       from ai_configs c
-       join unnest($1::text[], $2::text[]) as p(provider, model) on p.provider = c.provider
-      where c.is_enabled
-        and (c.embeddings_retry_at is null or c.embeddings_retry_at <= $3)
-        and exists (select 1 from ai_kb_articles a
-                      left join ai_kb_embeddings e on e.article_id = a.id
-                     where a.tenant_id = c.tenant_id and ${STALE})
-      order by c.tenant_id
-      limit $4`,
-    [providers, models, now.toISOString(), limit],
-  );
-  return rows.map((r) => ({
-    id: r.id as string,
-    tenantId: r.tenant_id as string,
-    provider: r.provider as AiProviderName,
-    model: r.model as string | null,
-    encryptedKey: r.encrypted_key as string,
-    embeddingModel: r.embedding_model as string,
-  })) as PendingTenant[];
-}
-
-async function staleArticles(deps: EmbeddingDeps, tenant: PendingTenant) {
-  return deps.database.query<{ id: string; title: string; content: string; content_hash: string }>(
-    `select a.id, a.title, a.content, a.content_hash
-       from ai_kb_articles a
-       cross join (select $2::text as model) p
-       left join ai_kb_embeddings e on e.article_id = a.id
-      where a.tenant_id = $1 and ${STALE}
-      order by a.created_at, a.id
-      limit $3`,
-    [tenant.tenantId, tenant.embeddingModel, BATCH_SIZE],
-  );
-}
-
-/** Upserts embeddings; an article deleted meanwhile is skipped (the join finds it no more). */
-async function storeEmbeddings(
-  deps: EmbeddingDeps,
-  tenant: PendingTenant,
-  rows: { id: string; hash: string; vector: number[] }[],
-) {
-  await deps.database.query(
-    `insert into ai_kb_embeddings (article_id, tenant_id, model, content_hash, embedding, created_at)
-     select u.id, a.tenant_id, $2, u.hash, u.embedding::vector, now()
-       from unnest($3::uuid[], $4::text[], $5::text[]) as u(id, hash, embedding)
-       join ai_kb_articles a on a.id = u.id and a.tenant_id = $1
-     on conflict (article_id) do update
-       set model = excluded.model, content_hash = excluded.content_hash,
-           embedding = excluded.embedding, created_at = excluded.created_at`,
-    [
-      tenant.tenantId,
-      tenant.embeddingModel,
-      rows.map((r) => r.id),
-      rows.map((r) => r.hash),
-      rows.map((r) => vectorLiteral(r.vector)),
-    ],
-  );
-}
-
 /** One batch of one tenant; false when the provider failed (the tenant is paused). */
-async function embedBatch(deps: EmbeddingDeps, tenant: PendingTenant, now: Date): Promise<number> {
-  const articles = await staleArticles(deps, tenant);
+async function embedBatch(deps: EmbeddingDeps, tenant: EmbeddingTenant, now: Date): Promise<number> {
+  const articles = await findStaleArticles(
+    deps.database.db,
+    tenant.tenantId,
+    tenant.embeddingModel,
+    BATCH_SIZE,
+  );
   if (articles.length === 0) return 0;
   const client = createAiClient({
     provider: tenant.provider,
@@ -127,10 +72,11 @@ async function embedBatch(deps: EmbeddingDeps, tenant: PendingTenant, now: Date)
   });
   try {
     const vectors = await client.embed(articles.map((a) => embeddingText(a)));
-    await storeEmbeddings(
-      deps,
-      tenant,
-      articles.map((a, i) => ({ id: a.id, hash: a.content_hash, vector: vectors[i]! })),
+    await upsertEmbeddings(
+      deps.database.db,
+      tenant.tenantId,
+      tenant.embeddingModel,
+      articles.map((a, i) => ({ id: a.id, hash: a.content_hash, vector: vectorLiteral(vectors[i]!) })),
     );
     return articles.length;
   } finally {
@@ -152,7 +98,12 @@ export async function embedPendingArticles(
   let embedded = 0;
   while (batches < maxBatches) {
     const now = new Date(deps.clock());
-    const tenants = await pendingTenants(deps, now, maxBatches - batches);
+    const tenants = await findTenantsWithStaleArticles(
+      deps.database.db,
+      embeddingModels(),
+      now,
+      maxBatches - batches,
+    );
     if (tenants.length === 0) break;
     for (const tenant of tenants) {
       batches++;
@@ -175,10 +126,12 @@ export async function embedPendingArticles(
   return embedded;
 }
 
-async function pause(deps: EmbeddingDeps, tenant: PendingTenant, now: Date) {
-  await deps.database.query(
-    `update ai_configs set embeddings_retry_at = $3 where tenant_id = $1 and id = $2`,
-    [tenant.tenantId, tenant.id, new Date(now.getTime() + PAUSE_AFTER_FAILURE_MS).toISOString()],
+async function pause(deps: EmbeddingDeps, tenant: EmbeddingTenant, now: Date) {
+  await pauseEmbeddingsUntil(
+    deps.database.db,
+    tenant.tenantId,
+    tenant.id,
+    new Date(now.getTime() + PAUSE_AFTER_FAILURE_MS),
   );
 }
 
@@ -193,16 +146,5 @@ export async function nearestArticles(
   vector: readonly number[],
   limit: number,
 ): Promise<{ id: string; similarity: number }[]> {
-  const rows = await rawQuery<{ id: string; similarity: number | string }>(
-    exec,
-    `select e.article_id as id, 1 - (e.embedding <=> $3::vector) as similarity
-       from ai_kb_embeddings e
-       join ai_kb_articles a on a.id = e.article_id and a.tenant_id = e.tenant_id
-      where e.tenant_id = $1 and e.model = $2 and e.content_hash = a.content_hash
-        and vector_dims(e.embedding) = vector_dims($3::vector)
-      order by e.embedding <=> $3::vector, e.article_id
-      limit $4`,
-    [tenantId, model, vectorLiteral(vector), limit],
-  );
-  return rows.map((r) => ({ id: r.id, similarity: Number(r.similarity) }));
+  return findNearestArticles(exec, tenantId, model, vectorLiteral(vector), limit);
 }

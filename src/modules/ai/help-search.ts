@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/client.js';
-import { rawQuery } from '../../db/raw.js';
 import { assertAiUsable } from './access.js';
 import { fullTextCandidates, MIN_COVERAGE } from './retrieval.js';
+import { findArticleDetails } from './store/articles.js';
 
 /** A knowledge-base hit as the browser SDK's self-help widget shows it. */
 export interface HelpHit {
@@ -52,10 +52,10 @@ export async function searchHelpArticles(
     .filter((h) => h.coverage >= MIN_COVERAGE)
     .slice(0, limit);
   if (hits.length === 0) return [];
-  const details = await rawQuery<{ id: string; category: string | null; metadata: unknown }>(
+  const details = await findArticleDetails(
     exec,
-    'select id, category, metadata from ai_kb_articles where tenant_id = $1 and id = any($2::uuid[])',
-    [tenantId, hits.map((h) => h.id)],
+    tenantId,
+    hits.map((h) => h.id),
   );
   const byId = new Map(details.map((d) => [d.id, d]));
   return hits.map((h) => ({

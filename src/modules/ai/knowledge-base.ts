@@ -1,13 +1,18 @@
-import { and, count, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { aiKbArticles } from '../../db/schema/index.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { notFound } from '../../platform/errors.js';
 import { isUuid, newId } from '../../platform/ids.js';
-import { listPage } from '../../platform/pagination.js';
 import { sameJson } from '../../platform/same-json.js';
 import { assertFeatureEnabled } from '../pricing/index.js';
 import type { CreateArticleInput, ListArticlesQuery, UpdateArticleInput } from './schemas.js';
+import {
+  type Article,
+  deleteArticleRow,
+  findArticle as findArticleRow,
+  insertArticle,
+  listArticlesPage,
+  updateArticleFields,
+} from './store/articles.js';
 
 /**
  * Knowledge-base articles: the help content the assistant answers from. Writes are audited
@@ -20,32 +25,12 @@ import type { CreateArticleInput, ListArticlesQuery, UpdateArticleInput } from '
  * `ts_rank_cd`, then newest first.
  */
 
-const columns = {
-  id: aiKbArticles.id,
-  tenantId: aiKbArticles.tenantId,
-  title: aiKbArticles.title,
-  content: aiKbArticles.content,
-  category: aiKbArticles.category,
-  tags: aiKbArticles.tags,
-  metadata: aiKbArticles.metadata,
-  createdAt: aiKbArticles.createdAt,
-  updatedAt: aiKbArticles.updatedAt,
-};
-
-export type Article = { [K in keyof typeof columns]: (typeof aiKbArticles.$inferSelect)[K] };
-
 const ENTITY = 'kb_article';
 const articleNotFound = () => notFound('Article');
 
 async function findArticle(exec: Executor, tenantId: string, id: string, lock = false) {
   if (!isUuid(id)) return undefined;
-  const query = exec
-    .select(columns)
-    .from(aiKbArticles)
-    .where(and(eq(aiKbArticles.tenantId, tenantId), eq(aiKbArticles.id, id)))
-    .limit(1);
-  const [row] = lock ? await query.for('update') : await query;
-  return row;
+  return findArticleRow(exec, tenantId, id, lock);
 }
 
 export async function getArticle(ctx: ServiceCtx, id: string): Promise<Article> {
@@ -54,67 +39,31 @@ export async function getArticle(ctx: ServiceCtx, id: string): Promise<Article> 
   return row;
 }
 
-export async function listArticles(ctx: ServiceCtx, query: ListArticlesQuery) {
-  const where: SQL[] = [eq(aiKbArticles.tenantId, ctx.tenantId)];
-  if (query.category) where.push(sql`lower(${aiKbArticles.category}) = lower(${query.category})`);
-  if (!query.search) {
-    return listPage(
-      ctx.db
-        .select(columns)
-        .from(aiKbArticles)
-        .where(and(...where))
-        .orderBy(desc(aiKbArticles.createdAt), desc(aiKbArticles.id)),
-      ctx.db
-        .select({ n: count() })
-        .from(aiKbArticles)
-        .where(and(...where)),
-      query,
-    );
-  }
-  const tsquery = sql`websearch_to_tsquery('english', ${query.search})`;
-  where.push(sql`${aiKbArticles.searchVector} @@ ${tsquery}`);
-  return listPage(
-    ctx.db
-      .select(columns)
-      .from(aiKbArticles)
-      .where(and(...where))
-      .orderBy(
-        desc(sql`ts_rank_cd(${aiKbArticles.searchVector}, ${tsquery})`),
-        desc(aiKbArticles.createdAt),
-        desc(aiKbArticles.id),
-      ),
-    ctx.db
-      .select({ n: count() })
-      .from(aiKbArticles)
-      .where(and(...where)),
-    query,
-  );
+export function listArticles(ctx: ServiceCtx, query: ListArticlesQuery) {
+  return listArticlesPage(ctx.db, ctx.tenantId, query);
 }
 
 export async function createArticle(ctx: ServiceCtx, input: CreateArticleInput): Promise<Article> {
   return ctx.db.transaction(async (tx) => {
     await assertFeatureEnabled(tx, ctx.tenantId, 'ai', ctx.now);
-    const [row] = await tx
-      .insert(aiKbArticles)
-      .values({
-        id: newId(),
-        tenantId: ctx.tenantId,
-        title: input.title,
-        content: input.content,
-        category: input.category ?? null,
-        tags: input.tags ?? [],
-        metadata: input.metadata ?? {},
-        createdAt: ctx.now,
-        updatedAt: ctx.now,
-      })
-      .returning(columns);
+    const row = await insertArticle(tx, {
+      id: newId(),
+      tenantId: ctx.tenantId,
+      title: input.title,
+      content: input.content,
+      category: input.category ?? null,
+      tags: input.tags ?? [],
+      metadata: input.metadata ?? {},
+      createdAt: ctx.now,
+      updatedAt: ctx.now,
+    });
     await audit(ctx, tx, {
       action: 'KB_ARTICLE_CREATED',
       entityType: ENTITY,
-      entityId: row!.id,
-      metadata: { title: row!.title },
+      entityId: row.id,
+      metadata: { title: row.title },
     });
-    return row!;
+    return row;
   });
 }
 
@@ -132,11 +81,7 @@ export async function updateArticle(
     const changes = EDITABLE.filter((key) => patch[key] !== undefined && !sameJson(patch[key], row[key]));
     if (changes.length === 0) return row;
     const set = Object.fromEntries(changes.map((key) => [key, patch[key]]));
-    const [updated] = await tx
-      .update(aiKbArticles)
-      .set({ ...set, updatedAt: ctx.now })
-      .where(and(eq(aiKbArticles.tenantId, ctx.tenantId), eq(aiKbArticles.id, row.id)))
-      .returning(columns);
+    const updated = await updateArticleFields(tx, ctx.tenantId, row.id, set, ctx.now);
     await audit(ctx, tx, {
       action: 'KB_ARTICLE_UPDATED',
       entityType: ENTITY,
@@ -151,10 +96,7 @@ export async function updateArticle(
 export async function deleteArticle(ctx: ServiceCtx, id: string): Promise<void> {
   if (!isUuid(id)) throw articleNotFound();
   await ctx.db.transaction(async (tx) => {
-    const [row] = await tx
-      .delete(aiKbArticles)
-      .where(and(eq(aiKbArticles.tenantId, ctx.tenantId), eq(aiKbArticles.id, id)))
-      .returning({ id: aiKbArticles.id, title: aiKbArticles.title });
+    const row = await deleteArticleRow(tx, ctx.tenantId, id);
     if (!row) throw articleNotFound();
     await audit(ctx, tx, {
       action: 'KB_ARTICLE_DELETED',

@@ -1,13 +1,11 @@
-import { and, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../../db/client.js';
-import { translations } from '../../db/schema/index.js';
 import type { ServiceCtx } from '../../platform/context.js';
 import { AppError, validationError } from '../../platform/errors.js';
 import { CONTENT_DEFS, getContent } from '../content/index.js';
 import { getFlow } from '../flows/index.js';
 import { assertFeatureEnabled } from '../pricing/index.js';
-import { resolveLocale, upsertTranslation } from '../translations/index.js';
+import { findTranslationsOfRecords, resolveLocale, upsertTranslation } from '../translations/index.js';
 import { type AiDeps, assertAiUsable, withAi } from './access.js';
 import { modelSchemaOf } from './model-schema.js';
 import { fenced } from './prompts.js';
@@ -115,22 +113,9 @@ export async function translateContent(ctx: ServiceCtx, deps: AiDeps, input: Tra
 
   const existing = new Map<string, { value: string; version: number }>();
   if (texts.length > 0) {
-    const rows = await ctx.db
-      .select({
-        contentType: translations.contentType,
-        contentId: translations.contentId,
-        fieldName: translations.fieldName,
-        value: translations.value,
-        version: translations.version,
-      })
-      .from(translations)
-      .where(
-        and(
-          eq(translations.tenantId, ctx.tenantId),
-          eq(translations.localeId, locale.id),
-          inArray(translations.contentId, [...new Set(texts.map((t) => t.contentId))]),
-        ),
-      );
+    const rows = await findTranslationsOfRecords(ctx.db, ctx.tenantId, locale.id, [
+      ...new Set(texts.map((t) => t.contentId)),
+    ]);
     for (const row of rows) existing.set(keyOf(row), { value: row.value, version: row.version });
   }
   const skipped: { fieldName: string; contentId: string; reason: string }[] = [];

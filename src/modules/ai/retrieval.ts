@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/client.js';
-import { rawQuery } from '../../db/raw.js';
 import { nearestArticles } from './embeddings.js';
 import { reciprocalRankFusion } from './fusion.js';
+import { findArticleTexts, type RankedArticle, rankArticlesByFullText } from './store/articles.js';
 
 /**
  * Finds the knowledge-base articles that answer a question.
@@ -36,60 +36,18 @@ export interface RetrievedArticle {
   content: string;
 }
 
-interface FullTextHit extends RetrievedArticle {
-  coverage: number;
-  rank: number;
-}
-
 /**
- * The ranking query. Each lexeme of the text becomes a tsquery of its own (quotes and
- * backslashes escaped for tsquery input); its weight is its inverse document frequency over the
- * tenant's articles (BM25's idf, counted through the GIN index), so a rare word ("webhook")
- * counts more than one every article has ("task"), and a word no article has counts fully
- * against coverage. An article scores the idf of each question lexeme it contains, times 1 in
- * its title, 0.8 in its category or tags, 0.6 in its body.
+ * Full-text candidates for free text, best first (empty when the text has no searchable word):
+ * each lexeme weighs its idf over the tenant's articles, an article ranks by the weighted lexemes
+ * it holds, title counting most (the query: store/articles.ts).
  */
-const FULL_TEXT_SQL = String.raw`
-  with q as (
-    select distinct ('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''')::tsquery as query
-      from unnest(to_tsvector('english', $2))
-  ),
-  docs as (select count(*)::float8 as n from ai_kb_articles where tenant_id = $1),
-  terms as (
-    select q.query, ln(1 + (docs.n - df.n + 0.5) / (df.n + 0.5)) as idf
-      from q cross join docs
-     cross join lateral (
-       select count(*)::float8 as n from ai_kb_articles a where a.tenant_id = $1 and a.search_vector @@ q.query
-     ) df
-  ),
-  total as (select sum(idf) as idf, string_agg(query::text, ' | ')::tsquery as any_term from terms)
-  select a.id, a.title, a.content,
-         sum(case when a.search_vector @@ t.query then t.idf else 0 end) / max(total.idf) as coverage,
-         sum(t.idf * case when ts_filter(a.search_vector, '{a}') @@ t.query then 1.0
-                          when ts_filter(a.search_vector, '{b}') @@ t.query then 0.8
-                          when a.search_vector @@ t.query then 0.6
-                          else 0 end) as rank
-    from ai_kb_articles a
-   cross join total
-   cross join terms t
-   where a.tenant_id = $1 and total.any_term is not null and a.search_vector @@ total.any_term
-   group by a.id, a.title, a.content
-   order by rank desc, a.id
-   limit $3`;
-
-/** Full-text candidates for free text, best first (empty when the text has no searchable word). */
-export async function fullTextCandidates(
+export function fullTextCandidates(
   exec: Executor,
   tenantId: string,
   text: string,
   limit = CANDIDATES,
-): Promise<FullTextHit[]> {
-  const rows = await rawQuery<{ id: string; title: string; content: string; coverage: number; rank: number }>(
-    exec,
-    FULL_TEXT_SQL,
-    [tenantId, text, limit],
-  );
-  return rows.map((r) => ({ ...r, coverage: Number(r.coverage), rank: Number(r.rank) }));
+): Promise<RankedArticle[]> {
+  return rankArticlesByFullText(exec, tenantId, text, limit);
 }
 
 export interface VectorSearch {
@@ -132,12 +90,7 @@ export async function retrieveArticles(
   const known = new Map(fullText.map((h) => [h.id, h as RetrievedArticle]));
   const missing = fused.map((f) => f.id).filter((id) => !known.has(id));
   if (missing.length > 0) {
-    const rows = await rawQuery<RetrievedArticle>(
-      exec,
-      `select id, title, content from ai_kb_articles where tenant_id = $1 and id = any($2::uuid[])`,
-      [tenantId, missing],
-    );
-    for (const row of rows) known.set(row.id, row);
+    for (const row of await findArticleTexts(exec, tenantId, missing)) known.set(row.id, row);
   }
   return {
     articles: fused.flatMap((f) => (known.has(f.id) ? [known.get(f.id)!] : [])),

@@ -1,4 +1,5 @@
 import type { DatabaseHandle } from '../../db/client.js';
+import { hasEmbeddingsTable } from './store/embeddings.js';
 
 /**
  * Vector retrieval needs the pgvector extension, which not every PostgreSQL has (Debian ships
@@ -22,12 +23,7 @@ const detected = new WeakMap<DatabaseHandle, Promise<boolean>>();
 export function hasVectorSupport(database: DatabaseHandle): Promise<boolean> {
   let answer = detected.get(database);
   if (!answer) {
-    answer = database
-      .query<{ present: boolean }>(
-        `select to_regclass('ai_kb_embeddings') is not null
-            and exists (select 1 from pg_extension where extname = 'vector') as present`,
-      )
-      .then((rows) => rows[0]?.present === true);
+    answer = hasEmbeddingsTable(database.db);
     detected.set(database, answer);
   }
   return answer;

@@ -1,9 +1,15 @@
 import { LRUCache } from 'lru-cache';
 import type { Executor } from '../../db/client.js';
-import { preparedQuery } from '../../db/prepared.js';
-import { columnsOf, SEP, sortedByKey } from '../../db/raw.js';
+import { SEP, sortedByKey } from '../../db/raw.js';
 import type { MemoKey } from '../events/index.js';
 import { dayFromEpoch, type UserKeyPrefix } from './keys.js';
+import {
+  addReachPoints,
+  insertUserDaysPlaceholders,
+  lockUserDays,
+  type UserDaysKey,
+  updateUserDays,
+} from './store/reach.js';
 
 /**
  * Distinct users over arbitrary day ranges, exactly, at a cost independent of the number of
@@ -189,25 +195,6 @@ export class KnownDays {
 /** The app's KnownDays, kept by the processor from chunk to chunk (EffectContext.memo). */
 export const KNOWN_DAYS: MemoKey<KnownDays> = { create: () => new KnownDays() };
 
-const PLACEHOLDERS = `insert into analytics_user_days (tenant_id, scope, user_key, origin, days)
-  select t, s, u, date '1970-01-01', B'' from unnest($1::uuid[], $2::text[], $3::text[]) as x (t, s, u)
-  on conflict do nothing`;
-
-// ORDER BY then FOR UPDATE: rows are locked in key order, so processors never deadlock here.
-const LOCK_USERS = `select d.tenant_id, d.scope, d.user_key, d.origin - date '1970-01-01' as origin, d.days::text as days
-  from analytics_user_days d join unnest($1::uuid[], $2::text[], $3::text[]) as x (t, s, u)
-    on d.tenant_id = x.t and d.scope = x.s and d.user_key = x.u
-  order by d.tenant_id, d.scope, d.user_key
-  for update of d`;
-
-const UPDATE_USERS = `update analytics_user_days as d set origin = x.o, days = x.b
-  from unnest($1::uuid[], $2::text[], $3::text[], $4::date[], $5::varbit[]) as x (t, s, u, o, b)
-  where d.tenant_id = x.t and d.scope = x.s and d.user_key = x.u`;
-
-const UPSERT_POINTS = `insert into analytics_reach as r (tenant_id, scope, day, prev_day, users)
-  select * from unnest($1::uuid[], $2::text[], $3::date[], $4::date[], $5::bigint[])
-  on conflict (tenant_id, scope, day, prev_day) do update set users = r.users + excluded.users`;
-
 const dateOf = (n: number) => (n === FIRST_DAY ? '-infinity' : dayFromEpoch(n));
 
 /**
@@ -220,16 +207,10 @@ export async function writeReach(tx: Executor, changes: ReachChanges, known?: Kn
   const users = changes.users();
   if (known) for (const [key, fresh] of users) if (known.covers(key, fresh.days)) users.delete(key);
   if (users.size > 0) {
-    const ids = columnsOf(sortedByKey(users), ['tenantId', 'scope', 'userKey']);
-    await preparedQuery(tx, PLACEHOLDERS, ids);
-    const rows = await preparedQuery<{
-      tenant_id: string;
-      scope: string;
-      user_key: string;
-      origin: number;
-      days: string;
-    }>(tx, LOCK_USERS, ids);
-    const updates: { tenantId: string; scope: string; userKey: string; origin: number; bits: string }[] = [];
+    const keys = sortedByKey(users);
+    await insertUserDaysPlaceholders(tx, keys);
+    const rows = await lockUserDays(tx, keys);
+    const updates: (UserDaysKey & { origin: string; bits: string })[] = [];
     for (const row of rows) {
       const key = row.tenant_id + SEP + row.scope + SEP + row.user_key;
       const fresh = users.get(key);
@@ -241,27 +222,29 @@ export async function writeReach(tx: Executor, changes: ReachChanges, known?: Kn
       const changed = addActiveDays(active, fresh.days, (day, prev, n) =>
         changes.addPoint(row.tenant_id, row.scope, day, prev, n),
       );
-      if (changed)
+      if (changed) {
+        const { origin, bits } = encodeDays(active);
         updates.push({
           tenantId: row.tenant_id,
           scope: row.scope,
           userKey: row.user_key,
-          ...encodeDays(active),
+          origin: dayFromEpoch(origin),
+          bits,
         });
+      }
     }
-    if (updates.length > 0) {
-      await preparedQuery(
-        tx,
-        UPDATE_USERS,
-        columnsOf(updates, ['tenantId', 'scope', 'userKey', (u) => dayFromEpoch(u.origin), 'bits']),
-      );
-    }
+    if (updates.length > 0) await updateUserDays(tx, updates);
   }
   const points = sortedByKey(changes.points).filter((p) => p.n !== 0);
   if (points.length === 0) return;
-  await preparedQuery(
+  await addReachPoints(
     tx,
-    UPSERT_POINTS,
-    columnsOf(points, ['tenantId', 'scope', (p) => dayFromEpoch(p.day), (p) => dateOf(p.prev), 'n']),
+    points.map((p) => ({
+      tenantId: p.tenantId,
+      scope: p.scope,
+      day: dayFromEpoch(p.day),
+      prev: dateOf(p.prev),
+      n: p.n,
+    })),
   );
 }

@@ -1,6 +1,5 @@
 import type { Executor } from '../../db/client.js';
-import { preparedQuery } from '../../db/prepared.js';
-import { type ColumnPicker, columnsOf, SEP, sortedByKey } from '../../db/raw.js';
+import { SEP, sortedByKey } from '../../db/raw.js';
 import type { EventEffect, ProcessedBatch, StoredEvent } from '../events/index.js';
 import {
   ACTIVE_SCOPE,
@@ -18,6 +17,7 @@ import {
   USER_ID,
 } from './keys.js';
 import { KNOWN_DAYS, type KnownDays, ReachChanges, writeReach } from './reach.js';
+import { addDailyEvents, addFlowDailyCounts, addHeatmapElements, addHeatmapPoints } from './store/rollups.js';
 
 /**
  * The analytics rollups of a chunk of batches: aggregated in memory first, then one set-based
@@ -222,71 +222,22 @@ function aggregateRollups(batches: readonly Pick<ProcessedBatch, 'tenantId' | 'e
   return r;
 }
 
-const UPSERT_DAILY_EVENTS = `insert into analytics_daily_events as t (tenant_id, day, type, events)
-  select * from unnest($1::uuid[], $2::date[], $3::text[], $4::bigint[])
-  on conflict (tenant_id, day, type) do update set events = t.events + excluded.events`;
-
-const UPSERT_FLOW_DAILY = `insert into analytics_flow_daily as t
-    (tenant_id, flow_id, day, starts, completed, dismissed, skipped)
-  select * from unnest($1::uuid[], $2::uuid[], $3::date[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[])
-  on conflict (tenant_id, flow_id, day) do update set
-    starts = t.starts + excluded.starts, completed = t.completed + excluded.completed,
-    dismissed = t.dismissed + excluded.dismissed, skipped = t.skipped + excluded.skipped`;
-
-const UPSERT_HEAT_POINTS = `insert into analytics_heatmap_points as t
-    (tenant_id, url_key, day, x, y, selector, clicks, rage_clicks, dead_clicks)
-  select tenant_id, md5(url)::uuid, day, x, y, selector, c, r, d
-  from unnest($1::uuid[], $2::text[], $3::date[], $4::int[], $5::int[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[])
-    as u (tenant_id, url, day, x, y, selector, c, r, d)
-  on conflict (tenant_id, url_key, day, x, y, selector) do update set clicks = t.clicks + excluded.clicks,
-    rage_clicks = t.rage_clicks + excluded.rage_clicks, dead_clicks = t.dead_clicks + excluded.dead_clicks`;
-
-const UPSERT_HEAT_ELEMENTS = `insert into analytics_heatmap_elements as t
-    (tenant_id, url_key, day, selector, clicks, rage_clicks, dead_clicks)
-  select tenant_id, md5(url)::uuid, day, selector, c, r, d
-  from unnest($1::uuid[], $2::text[], $3::date[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[])
-    as u (tenant_id, url, day, selector, c, r, d)
-  on conflict (tenant_id, url_key, day, selector) do update set clicks = t.clicks + excluded.clicks,
-    rage_clicks = t.rage_clicks + excluded.rage_clicks, dead_clicks = t.dead_clicks + excluded.dead_clicks`;
-
-/** Upserts the rows in key order (a tenant's day counters are shared: see sortedByKey). */
-async function upsert<T>(tx: Executor, sql: string, map: Map<string, T>, pickers: ColumnPicker<T>[]) {
+/** Writes `map`'s rows in key order (a tenant's day counters are shared: see sortedByKey). */
+async function upsert<T>(
+  tx: Executor,
+  write: (tx: Executor, rows: readonly T[]) => Promise<void>,
+  map: Map<string, T>,
+) {
   if (map.size === 0) return;
-  await preparedQuery(tx, sql, columnsOf(sortedByKey(map), pickers));
+  await write(tx, sortedByKey(map));
 }
 
 /** Writes aggregated rollups: one statement per counter table that has rows, four for reach. */
 async function writeRollups(tx: Executor, r: Rollups, known?: KnownDays): Promise<void> {
-  await upsert(tx, UPSERT_DAILY_EVENTS, dailyRows(r), ['tenantId', 'day', 'type', 'n']);
-  await upsert(tx, UPSERT_FLOW_DAILY, r.flowDaily, [
-    'tenantId',
-    'flowId',
-    'day',
-    'starts',
-    'completed',
-    'dismissed',
-    'skipped',
-  ]);
-  await upsert(tx, UPSERT_HEAT_POINTS, r.heatPoints, [
-    'tenantId',
-    'url',
-    'day',
-    'x',
-    'y',
-    'selector',
-    'clicks',
-    'rage',
-    'dead',
-  ]);
-  await upsert(tx, UPSERT_HEAT_ELEMENTS, r.heatElements, [
-    'tenantId',
-    'url',
-    'day',
-    'selector',
-    'clicks',
-    'rage',
-    'dead',
-  ]);
+  await upsert(tx, addDailyEvents, dailyRows(r));
+  await upsert(tx, addFlowDailyCounts, r.flowDaily);
+  await upsert(tx, addHeatmapPoints, r.heatPoints);
+  await upsert(tx, addHeatmapElements, r.heatElements);
   await writeReach(tx, r.reach, known);
 }
 

@@ -1,23 +1,25 @@
-import { and, count, eq, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { rawQuery } from '../../db/raw.js';
-import { flows } from '../../db/schema/index.js';
 import type { ServiceCtx } from '../../platform/context.js';
 import { validationError } from '../../platform/errors.js';
 import { isUuid } from '../../platform/ids.js';
 import { EARLIEST_EVENT_DAY } from '../events/index.js';
-import { findFlow, flowMissing, loadSteps } from '../flows/index.js';
+import { countFlowsByStatus, findFlow, flowMissing, loadSteps } from '../flows/index.js';
 import { ACTIVE_SCOPE, completedScope, type DayRange, dayOf, heatmapUrl, stepScope } from './keys.js';
 import type { HeatmapQuery, RangeQuery } from './schemas.js';
+import {
+  MAX_HEATMAP_ELEMENTS,
+  sumDailyEvents,
+  sumFlowEvents,
+  sumHeatmapPoints,
+  sumHeatmapSelectors,
+  sumReach,
+} from './store/reports.js';
 
 /**
  * The analytics reads. They touch only the rollups of migration 0013 (and the flows tables),
  * never the event log: overview and per-flow cost depends on the number of days in the range,
  * not on the number of events or users; heatmaps on the distinct points of the page.
  */
-
-const MAX_HEATMAP_POINTS = 5_000;
-const MAX_HEATMAP_ELEMENTS = 1_000;
 
 /** The days counted, and the `dateRange` answered: the bounds as sent, else the defaulted day. */
 interface ResolvedRange extends DayRange {
@@ -58,36 +60,13 @@ const ratio = (part: number, whole: number) => (whole > 0 ? Math.min(1, part / w
  * the range and whose previous active day is before it.
  */
 async function reachOf(exec: Executor, tenantId: string, scopes: string[], range: DayRange) {
-  const rows = await rawQuery<{ scope: string; n: unknown }>(
-    exec,
-    `select scope, sum(users) as n from analytics_reach
-     where tenant_id = $1 and scope = any($2::text[]) and day between $3::date and $4::date and prev_day < $3::date
-     group by scope`,
-    [tenantId, scopes, range.startDay, range.endDay],
-  );
+  const rows = await sumReach(exec, tenantId, scopes, range);
   return new Map(rows.map((r) => [r.scope, num(r.n)]));
 }
 
-/**
- * Flow event counts in the range: of one flow, or of all the tenant's flows. Events are counted
- * only for flows of the tenant: any API key holder can send a flow event naming any id (another
- * tenant's flow, or none), and the rollups keep what was sent; the join with the tenant's flows
- * (archived ones included) keeps such ids out of every figure. (Per-flow reads resolve the flow
- * in the tenant first, so they never reach another tenant's id.)
- */
+/** Flow event counts in the range: of one flow, or of all the tenant's flows (only flows of the tenant count). */
 async function flowTotals(exec: Executor, tenantId: string, range: DayRange, flowId?: string) {
-  const params = [tenantId, range.startDay, range.endDay];
-  if (flowId !== undefined) params.push(flowId);
-  const [t] = await rawQuery<{ starts: unknown; completed: unknown; dismissed: unknown; skipped: unknown }>(
-    exec,
-    `select sum(d.starts) as starts, sum(d.completed) as completed, sum(d.dismissed) as dismissed,
-       sum(d.skipped) as skipped
-     from analytics_flow_daily d
-     join flows f on f.tenant_id = d.tenant_id and f.id = d.flow_id
-     where d.tenant_id = $1 and d.day between $2::date and $3::date
-       ${flowId === undefined ? '' : 'and d.flow_id = $4'}`,
-    params,
-  );
+  const t = await sumFlowEvents(exec, tenantId, range, flowId);
   return {
     starts: num(t?.starts),
     completed: num(t?.completed),
@@ -100,27 +79,16 @@ export async function getOverview(ctx: ServiceCtx, query: RangeQuery) {
   const range = resolveRange(query, ctx.now);
   const { db, tenantId } = ctx;
   const [flowCounts, events, totals, active] = await Promise.all([
-    db
-      .select({
-        total: count(),
-        published: sql<number>`count(*) filter (where ${flows.status} = 'PUBLISHED')`.mapWith(Number),
-      })
-      .from(flows)
-      .where(and(eq(flows.tenantId, tenantId), ne(flows.status, 'ARCHIVED'))),
-    rawQuery<{ n: unknown }>(
-      db,
-      `select sum(events) as n from analytics_daily_events
-       where tenant_id = $1 and day between $2::date and $3::date`,
-      [tenantId, range.startDay, range.endDay],
-    ),
+    countFlowsByStatus(db, tenantId),
+    sumDailyEvents(db, tenantId, range),
     flowTotals(db, tenantId, range),
     reachOf(db, tenantId, [ACTIVE_SCOPE], range),
   ]);
   return {
-    totalFlows: flowCounts[0]?.total ?? 0,
-    publishedFlows: flowCounts[0]?.published ?? 0,
+    totalFlows: flowCounts.total,
+    publishedFlows: flowCounts.published,
     activeUsers: active.get(ACTIVE_SCOPE) ?? 0,
-    totalEvents: num(events[0]?.n),
+    totalEvents: num(events),
     flowCompletions: totals.completed,
     completionRate: ratio(totals.completed, totals.starts),
     dateRange: range.dateRange,
@@ -176,28 +144,9 @@ export async function getHeatmap(ctx: ServiceCtx, query: HeatmapQuery) {
   const url = heatmapUrl(query.url);
   const base = { url: url ?? query.url, dateRange: range.dateRange };
   if (url === null) return { ...base, totalClicks: 0, points: [], elements: [] };
-  const params = [tenantId, url, range.startDay, range.endDay];
-  const where = 'tenant_id = $1 and url_key = md5($2)::uuid and day between $3::date and $4::date';
   const [points, selectors] = await Promise.all([
-    rawQuery<{ x: number; y: number; selector: string; c: unknown; r: unknown; d: unknown }>(
-      db,
-      `select x, y, selector, sum(clicks) as c, sum(rage_clicks) as r, sum(dead_clicks) as d
-       from analytics_heatmap_points where ${where}
-       group by x, y, selector
-       order by c desc, r desc, d desc, y, x, selector limit ${MAX_HEATMAP_POINTS}`,
-      params,
-    ),
-    // Every selector's sums, the clicks without one ('') included: the window sum over all of
-    // them (taken before the limit) is the page's total. '' is one row at most, hence the +1.
-    rawQuery<{ selector: string; c: unknown; r: unknown; d: unknown; total: unknown }>(
-      db,
-      `select selector, sum(clicks) as c, sum(rage_clicks) as r, sum(dead_clicks) as d,
-         sum(sum(clicks)) over () as total
-       from analytics_heatmap_elements where ${where}
-       group by selector
-       order by c desc, r desc, d desc, selector limit ${MAX_HEATMAP_ELEMENTS + 1}`,
-      params,
-    ),
+    sumHeatmapPoints(db, tenantId, url, range),
+    sumHeatmapSelectors(db, tenantId, url, range),
   ]);
   const elements = selectors.filter((e) => e.selector !== '').slice(0, MAX_HEATMAP_ELEMENTS);
   return {

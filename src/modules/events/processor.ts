@@ -1,7 +1,5 @@
 import type { Logger } from 'pino';
 import type { Executor } from '../../db/client.js';
-import { preparedQuery } from '../../db/prepared.js';
-import { columnsOf, rawQuery } from '../../db/raw.js';
 import type { AppDeps, Job } from '../../deps.js';
 import { newId } from '../../platform/ids.js';
 import { decodeBatchEvents, decodeEvents } from './decode.js';
@@ -14,44 +12,23 @@ import {
 } from './effect.js';
 import { type HandedBatch, PROCESSING_CHUNK_EVENTS } from './handoff.js';
 import { ASSUMED_EVENTS_PER_BATCH, eventsState } from './state.js';
+import {
+  type ClaimedBatch,
+  claimBatch,
+  claimHandedBatches,
+  claimNewBatches,
+  findRetryingBatches,
+  insertDeadLetters,
+  insertProcessedEventIds,
+  markBatchesProcessed,
+  recordBatchFailure,
+} from './store.js';
 import type { StoredEvent } from './types.js';
 import { storedBody } from './writer.js';
 
-const CLAIMED_COLUMNS = 'id, tenant_id, correlation_id, received_at, event_count, events, events_br, source';
-/** New batches only: one whose processing failed is retried on its own (RETRYING). */
-const CLAIM = `select ${CLAIMED_COLUMNS} from event_batches
-  where processed_at is null and attempts = 0 and not (id = any($2::uuid[]))
-  order by id limit $1 for update skip locked`;
-/**
- * Batches handed over in memory: claimed and marked processed in one statement (the transaction
- * rolls the mark back if an effect fails). Those another processor holds or has processed are
- * left out; what a failed processor leaves pending, the scan finds.
- */
-const CLAIM_HANDED = `update event_batches set processed_at = now()
-  where id in (select id from event_batches where id = any($1::uuid[]) and processed_at is null
-    and attempts = 0 for update skip locked)
-  returning id`;
-const RETRYING = `select id from event_batches where processed_at is null and attempts > 0 order by id limit $1`;
 /** Failed batches retried (alone, one attempt each) per run. */
 const RETRIES_PER_RUN = 10;
-const CLAIM_ONE = `select ${CLAIMED_COLUMNS} from event_batches
-  where id = $1 and processed_at is null for update skip locked`;
 const GIVE_UP_AFTER = 5;
-
-/** All dead letters of a chunk in one statement, whatever their number. */
-const INSERT_DEAD_LETTERS = `insert into event_dead_letters (id, tenant_id, batch_id, correlation_id, event, reason)
-  select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::jsonb[], $6::text[])`;
-
-interface ClaimedRow {
-  id: string;
-  tenant_id: string;
-  correlation_id: string;
-  received_at: Date | string;
-  event_count: number;
-  events: string | null;
-  events_br: Uint8Array | null;
-  source: 'sdk' | 'server';
-}
 
 export interface ProcessingOptions {
   /** Most batches claimed by one transaction. */
@@ -131,7 +108,7 @@ export async function processPendingEvents(
   const yieldToIngestion = async (startedAt: number) => {
     if (ingestionBusy()) await new Promise((r) => setTimeout(r, performance.now() - startedAt));
   };
-  const retrying = await preparedQuery<{ id: string }>(deps.database.db, RETRYING, [RETRIES_PER_RUN]);
+  const retrying = await findRetryingBatches(deps.database.db, RETRIES_PER_RUN);
   for (const { id } of retrying) processed += (await processChunk(deps, effects, 1, id)).batches;
   const { handoff } = eventsState(deps);
   if (handoff) {
@@ -182,12 +159,10 @@ async function processChunk(
   onlyId?: string,
   skipIds: string[] = [],
 ): Promise<ChunkResult> {
-  let claimed: ClaimedRow[] = [];
+  let claimed: ClaimedBatch[] = [];
   try {
     return await deps.database.db.transaction(async (tx) => {
-      claimed = onlyId
-        ? await rawQuery<ClaimedRow>(tx, CLAIM_ONE, [onlyId])
-        : await preparedQuery<ClaimedRow>(tx, CLAIM, [chunk, skipIds]);
+      claimed = onlyId ? await claimBatch(tx, onlyId) : await claimNewBatches(tx, chunk, skipIds);
       if (claimed.length > 0) {
         const batches = claimed.map((r) =>
           processedBatch(
@@ -202,9 +177,10 @@ async function processChunk(
           ),
         );
         await applyBatches(tx, effects, batches, eventsState(deps).memos);
-        await preparedQuery(tx, 'update event_batches set processed_at = now() where id = any($1::uuid[])', [
+        await markBatchesProcessed(
+          tx,
           claimed.map((r) => r.id),
-        ]);
+        );
       }
       return { batches: claimed.length, events: claimed.reduce((n, r) => n + Number(r.event_count), 0) };
     });
@@ -248,7 +224,10 @@ async function processHanded(
   let claimed: { id: string; event_count: number }[] = [];
   try {
     return await deps.database.db.transaction(async (tx) => {
-      const rows = await preparedQuery<{ id: string }>(tx, CLAIM_HANDED, [handed.map((b) => b.id)]);
+      const rows = await claimHandedBatches(
+        tx,
+        handed.map((b) => b.id),
+      );
       if (rows.length === 0) return { batches: 0, events: 0 };
       const pending = rows.length === handed.length ? handed : onlyClaimed(handed, rows);
       claimed = pending.map((b) => ({ id: b.id, event_count: b.events.length }));
@@ -291,12 +270,7 @@ function processedBatch(
 
 async function recordFailure(deps: AppDeps, batchId: string, err: unknown): Promise<void> {
   const message = (err as Error)?.message ?? String(err);
-  const [row] = await deps.database.query<{ attempts: number; correlation_id: string }>(
-    `update event_batches set attempts = attempts + 1, last_error = $2,
-       processed_at = case when attempts + 1 >= $3 then now() else null end
-     where id = $1 returning attempts, correlation_id`,
-    [batchId, message.slice(0, 2000), GIVE_UP_AFTER],
-  );
+  const row = await recordBatchFailure(deps.database.db, batchId, message.slice(0, 2000), GIVE_UP_AFTER);
   const log = deps.log.child({ correlationId: row?.correlation_id, batchId });
   if (row && row.attempts >= GIVE_UP_AFTER) log.error({ err }, 'event batch failed too often: set aside');
   else log.warn({ err, attempts: row?.attempts }, 'event batch processing failed; will retry');
@@ -323,17 +297,16 @@ async function applyBatches(
   };
   for (const effect of effects) await effect.apply(tx, batches, ctx);
   if (deadLetters.length > 0) {
-    await rawQuery(
+    await insertDeadLetters(
       tx,
-      INSERT_DEAD_LETTERS,
-      columnsOf(deadLetters, [
-        () => newId(),
-        (d) => d.batch.tenantId,
-        (d) => d.batch.id,
-        (d) => d.batch.correlationId,
-        (d) => JSON.stringify(d.event),
-        'reason',
-      ]),
+      deadLetters.map((d) => ({
+        id: newId(),
+        tenantId: d.batch.tenantId,
+        batchId: d.batch.id,
+        correlationId: d.batch.correlationId,
+        event: JSON.stringify(d.event),
+        reason: d.reason,
+      })),
     );
   }
 }
@@ -350,12 +323,7 @@ async function dropDuplicates(tx: Executor, batches: ProcessedBatch[]): Promise<
     }
   }
   if (ids.length === 0) return;
-  const fresh = await preparedQuery<{ tenant_id: string; event_id: string }>(
-    tx,
-    `insert into processed_event_ids (tenant_id, event_id)
-       select * from unnest($1::uuid[], $2::uuid[]) on conflict do nothing returning tenant_id, event_id`,
-    [tenants, ids],
-  );
+  const fresh = await insertProcessedEventIds(tx, tenants, ids);
   const accepted = new Set(fresh.map((r) => `${r.tenant_id}:${r.event_id}`));
   for (const b of batches) {
     b.events = b.events.filter((e) => {

@@ -1,7 +1,7 @@
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import type { DatabaseHandle } from '../../db/client.js';
-import { preparedQuery } from '../../db/prepared.js';
 import { createBatcher } from '../../platform/batcher.js';
+import { type BodyColumn, insertEventBatches } from './store.js';
 
 /** One accepted request's events, encoded once in the request handler. */
 export interface PendingBatch {
@@ -28,42 +28,6 @@ export interface EventWriterOptions {
   onCommitted?: (batches: readonly PendingBatch[]) => void;
 }
 
-const COLUMNS = 8;
-const statements = new Map<string, string>();
-
-/** Row counts the INSERT is prepared for: a batch is padded up to the next one. */
-const roundUp = (rows: number): number => 2 ** Math.ceil(Math.log2(rows));
-
-/**
- * Where a body goes: text on PostgreSQL (which compresses it in its own process), brotli bytes
- * on PGlite, whose own compression runs in WebAssembly on the server's thread (migration 0065).
- */
-type BodyColumn = 'events' | 'events_br';
-
-/**
- * One prepared multi-row INSERT per power-of-two row count (a few statements, each parsed and
- * planned once per connection): a batch binds its rows and pads the rest with nulls, which the
- * `where` drops. Bodies travel as plain parameters, with none of the escaping an array literal
- * of them would need.
- */
-function insertFor(rows: number, body: BodyColumn): string {
-  const key = `${body}:${rows}`;
-  let text = statements.get(key);
-  if (!text) {
-    const bodyType = body === 'events' ? 'text' : 'bytea';
-    const tuples = Array.from({ length: rows }, (_, r) => {
-      const p = (c: number) => `$${r * COLUMNS + c}`;
-      return `(${p(1)}::uuid, ${p(2)}::uuid, ${p(3)}::uuid, ${p(4)}::uuid, ${p(5)}::timestamptz, ${p(6)}::int, ${p(7)}::${bodyType}, ${p(8)}::text)`;
-    });
-    const columns = `id, tenant_id, correlation_id, api_key_id, received_at, event_count, ${body}, source`;
-    text = `insert into event_batches (${columns})
-      select * from (values ${tuples.join(', ')}) as b (${columns})
-      where b.id is not null`;
-    statements.set(key, text);
-  }
-  return text;
-}
-
 const compress = (payload: string): Buffer =>
   brotliCompressSync(payload, {
     params: { [constants.BROTLI_PARAM_QUALITY]: 1, [constants.BROTLI_PARAM_SIZE_HINT]: payload.length },
@@ -86,20 +50,12 @@ export function createEventWriter(opts: EventWriterOptions) {
   const body: BodyColumn = opts.database.kind === 'pglite' ? 'events_br' : 'events';
   const batcher = createBatcher<PendingBatch, void>({
     async run(batches) {
-      const rows = roundUp(batches.length);
-      const params = new Array<unknown>(rows * COLUMNS).fill(null);
-      batches.forEach((b, r) => {
-        const at = r * COLUMNS;
-        params[at] = b.id;
-        params[at + 1] = b.tenantId;
-        params[at + 2] = b.correlationId;
-        params[at + 3] = b.apiKeyId;
-        params[at + 4] = b.receivedAt.toISOString();
-        params[at + 5] = b.eventCount;
-        params[at + 6] = body === 'events' ? b.payload : compress(b.payload);
-        params[at + 7] = b.source;
-      });
-      await preparedQuery(opts.database.db, insertFor(rows, body), params);
+      await insertEventBatches(
+        opts.database.db,
+        batches,
+        body,
+        batches.map((b) => (body === 'events' ? b.payload : compress(b.payload))),
+      );
       opts.onCommitted?.(batches);
       return batches.map(() => undefined);
     },

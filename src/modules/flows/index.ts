@@ -31,4 +31,4 @@ export {
   MAX_FLOW_STEPS,
 } from './schemas.js';
 export { assertFlowUsable, createFlow, getFlow } from './service.js';
-export { findFlow, loadSteps, loadStepsOf } from './store.js';
+export { countFlowsByStatus, findFlow, loadSteps, loadStepsOf } from './store.js';

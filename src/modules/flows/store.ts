@@ -118,6 +118,21 @@ export function listLiveFlows(exec: Executor, tenantId: string, now: Date): Prom
     .orderBy(desc(flows.createdAt), desc(flows.id));
 }
 
+/** How many of the tenant's flows are not archived, and how many of those are published. */
+export async function countFlowsByStatus(
+  exec: Executor,
+  tenantId: string,
+): Promise<{ total: number; published: number }> {
+  const [row] = await exec
+    .select({
+      total: count(),
+      published: sql<number>`count(*) filter (where ${flows.status} = 'PUBLISHED')`.mapWith(Number),
+    })
+    .from(flows)
+    .where(and(eq(flows.tenantId, tenantId), ne(flows.status, 'ARCHIVED')));
+  return { total: row?.total ?? 0, published: row?.published ?? 0 };
+}
+
 export async function insertFlow(exec: Executor, values: NewFlowRow): Promise<FlowRow> {
   const [row] = await exec.insert(flows).values(values).returning();
   return row!;

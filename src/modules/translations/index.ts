@@ -13,3 +13,4 @@ export type { TranslatedFields } from './localize.js';
 export { applyTranslations, loadTranslations } from './localize.js';
 export { upsertTranslation } from './service.js';
 export { listLocales } from './store/locales.js';
+export { findTranslationsOfRecords } from './store/translations.js';

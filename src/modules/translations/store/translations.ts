@@ -1,4 +1,4 @@
-import { and, count, desc, eq, or, type SQL, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client.js';
 import { sqlRows } from '../../../db/raw.js';
 import { type Locale, locales, type Translation, translations } from '../../../db/schema/index.js';
@@ -330,6 +330,31 @@ export function findTranslationsOf(
         or(sql`${code} = ${locale.requested}`, sql`${code} = ${locale.base}`, eq(locales.isDefault, true)),
         sql`(${translations.contentType}, ${translations.contentId}) in (
           select * from unnest(${sql.param(records.contentTypes)}::text[], ${sql.param(records.contentIds)}::text[]))`,
+      ),
+    );
+}
+
+/** The keys, values and versions of the tenant's translations into `localeId` of the records `contentIds`. */
+export function findTranslationsOfRecords(
+  exec: Executor,
+  tenantId: string,
+  localeId: string,
+  contentIds: string[],
+): Promise<Pick<Translation, 'contentType' | 'contentId' | 'fieldName' | 'value' | 'version'>[]> {
+  return exec
+    .select({
+      contentType: translations.contentType,
+      contentId: translations.contentId,
+      fieldName: translations.fieldName,
+      value: translations.value,
+      version: translations.version,
+    })
+    .from(translations)
+    .where(
+      and(
+        eq(translations.tenantId, tenantId),
+        eq(translations.localeId, localeId),
+        inArray(translations.contentId, contentIds),
       ),
     );
 }

@@ -1,0 +1,244 @@
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { preparedQuery } from '../../db/prepared.js';
+import { eventBatches, eventDeadLetters, processedEventIds } from '../../db/schema/index.js';
+import { bare, columnList, fixedStatement, runPrepared, runStatement } from '../../db/statements.js';
+
+/**
+ * The events module's queries: the log of accepted batches (`event_batches`), the client event
+ * ids already processed (`processed_event_ids`) and the events set aside (`event_dead_letters`).
+ * All are on the ingestion or processing hot path: fixed statements rendered once, the frequent
+ * ones run as named prepared statements (bench/README.md, "Events pipeline, memory and
+ * compression"; bench/RESULTS.md, "Processing per event against the parse-only yardstick").
+ */
+
+const p = sql.placeholder;
+const b = eventBatches;
+
+/**
+ * Where a body goes: text on PostgreSQL (which compresses it in its own process), brotli bytes
+ * on PGlite, whose own compression runs in WebAssembly on the server's thread (migration 0065).
+ */
+export type BodyColumn = 'events' | 'events_br';
+
+/** A batch as the writer stores it (its body passed apart, in the form of its column). */
+export interface EventBatchInsert {
+  id: string;
+  tenantId: string;
+  correlationId: string;
+  apiKeyId: string | null;
+  receivedAt: Date;
+  eventCount: number;
+  source: 'sdk' | 'server';
+}
+
+const INSERT_COLUMNS = 8;
+const insertTexts = new Map<string, string>();
+
+/** Row counts the INSERT is prepared for: a batch is padded up to the next one. */
+const roundUp = (rows: number): number => 2 ** Math.ceil(Math.log2(rows));
+
+/**
+ * One prepared multi-row INSERT per power-of-two row count (a few statements, each parsed and
+ * planned once per connection): a batch binds its rows and pads the rest with nulls, which the
+ * `where` drops. Bodies travel as plain parameters, with none of the escaping an array literal
+ * of them would need.
+ */
+function insertText(rows: number, body: BodyColumn): string {
+  const key = `${body}:${rows}`;
+  let text = insertTexts.get(key);
+  if (!text) {
+    const bodyType = body === 'events' ? 'text' : 'bytea';
+    const tuples = Array.from({ length: rows }, (_, r) => {
+      const at = (c: number) => `$${r * INSERT_COLUMNS + c}`;
+      return `(${at(1)}::uuid, ${at(2)}::uuid, ${at(3)}::uuid, ${at(4)}::uuid, ${at(5)}::timestamptz, ${at(6)}::int, ${at(7)}::${bodyType}, ${at(8)}::text)`;
+    });
+    const columns = [
+      b.id,
+      b.tenantId,
+      b.correlationId,
+      b.apiKeyId,
+      b.receivedAt,
+      b.eventCount,
+      body === 'events' ? b.events : b.eventsBr,
+      b.source,
+    ];
+    text = fixedStatement(
+      sql`insert into ${b} ${columnList(columns)}
+      select * from (values ${sql.raw(tuples.join(', '))}) as v ${columnList(columns)}
+      where v.id is not null`,
+    ).text;
+    insertTexts.set(key, text);
+  }
+  return text;
+}
+
+/** Stores the batches in one statement; `bodies[i]` is batch i's body, in the form of `body`'s column. */
+export async function insertEventBatches(
+  exec: Executor,
+  batches: readonly EventBatchInsert[],
+  body: BodyColumn,
+  bodies: readonly (string | Uint8Array)[],
+): Promise<void> {
+  const rows = roundUp(batches.length);
+  const params = new Array<unknown>(rows * INSERT_COLUMNS).fill(null);
+  batches.forEach((batch, r) => {
+    const at = r * INSERT_COLUMNS;
+    params[at] = batch.id;
+    params[at + 1] = batch.tenantId;
+    params[at + 2] = batch.correlationId;
+    params[at + 3] = batch.apiKeyId;
+    params[at + 4] = batch.receivedAt.toISOString();
+    params[at + 5] = batch.eventCount;
+    params[at + 6] = bodies[r];
+    params[at + 7] = batch.source;
+  });
+  await preparedQuery(exec, insertText(rows, body), params);
+}
+
+/** A batch claimed for processing, as read back from the log. */
+export interface ClaimedBatch {
+  id: string;
+  tenant_id: string;
+  correlation_id: string;
+  received_at: Date | string;
+  event_count: number;
+  events: string | null;
+  events_br: Uint8Array | null;
+  source: 'sdk' | 'server';
+}
+
+const claimed = sql`${b.id}, ${b.tenantId}, ${b.correlationId}, ${b.receivedAt}, ${b.eventCount}, ${b.events},
+  ${b.eventsBr}, ${b.source}`;
+
+/** New batches only: one whose processing failed is retried on its own (claimBatch). */
+const claimNewStatement = fixedStatement<ClaimedBatch, { skipIds: string[]; limit: number }>(
+  sql`select ${claimed} from ${b}
+  where ${b.processedAt} is null and ${b.attempts} = 0 and not (${b.id} = any(${p('skipIds')}::uuid[]))
+  order by ${b.id} limit ${p('limit')} for update skip locked`,
+);
+
+/** Locks up to `limit` pending new batches (not `skipIds`, nor any another transaction holds), oldest id first. */
+export function claimNewBatches(tx: Executor, limit: number, skipIds: string[]): Promise<ClaimedBatch[]> {
+  return runPrepared(tx, claimNewStatement, { skipIds, limit });
+}
+
+const claimOneStatement = fixedStatement<ClaimedBatch, { id: string }>(
+  sql`select ${claimed} from ${b} where ${b.id} = ${p('id')} and ${b.processedAt} is null for update skip locked`,
+);
+
+/** Locks the batch `id` if it is pending and no other transaction holds it. */
+export function claimBatch(tx: Executor, id: string): Promise<ClaimedBatch[]> {
+  return runStatement(tx, claimOneStatement, { id });
+}
+
+/**
+ * Batches handed over in memory: claimed and marked processed in one statement (the transaction
+ * rolls the mark back if an effect fails). Those another processor holds or has processed are
+ * left out.
+ */
+const claimHandedStatement = fixedStatement<{ id: string }, { ids: string[] }>(
+  sql`update ${b} set ${bare(b.processedAt)} = now()
+  where ${b.id} in (select ${b.id} from ${b} where ${b.id} = any(${p('ids')}::uuid[]) and ${b.processedAt} is null
+    and ${b.attempts} = 0 for update skip locked)
+  returning ${b.id}`,
+);
+
+/** Claims and marks processed those of the batches `ids` still pending (the ids claimed). */
+export function claimHandedBatches(tx: Executor, ids: string[]): Promise<{ id: string }[]> {
+  return runPrepared(tx, claimHandedStatement, { ids });
+}
+
+const retryingStatement = fixedStatement<{ id: string }, { limit: number }>(
+  sql`select ${b.id} from ${b} where ${b.processedAt} is null and ${b.attempts} > 0 order by ${b.id} limit ${p('limit')}`,
+);
+
+/** Up to `limit` pending batches whose processing failed before, oldest id first. */
+export function findRetryingBatches(exec: Executor, limit: number): Promise<{ id: string }[]> {
+  return runPrepared(exec, retryingStatement, { limit });
+}
+
+const markProcessedStatement = fixedStatement<never, { ids: string[] }>(
+  sql`update ${b} set ${bare(b.processedAt)} = now() where ${b.id} = any(${p('ids')}::uuid[])`,
+);
+
+export async function markBatchesProcessed(tx: Executor, ids: string[]): Promise<void> {
+  await runPrepared(tx, markProcessedStatement, { ids });
+}
+
+const recordFailureStatement = fixedStatement<
+  { attempts: number; correlation_id: string },
+  { id: string; error: string; giveUpAfter: number }
+>(
+  sql`update ${b} set ${bare(b.attempts)} = ${b.attempts} + 1, ${bare(b.lastError)} = ${p('error')},
+    ${bare(b.processedAt)} = case when ${b.attempts} + 1 >= ${p('giveUpAfter')} then now() else null end
+  where ${b.id} = ${p('id')} returning ${b.attempts}, ${b.correlationId}`,
+);
+
+/**
+ * Counts a failed attempt at the batch `id` with its error; at `giveUpAfter` attempts the batch is
+ * set aside (marked processed). Its attempts and correlation id after.
+ */
+export async function recordBatchFailure(exec: Executor, id: string, error: string, giveUpAfter: number) {
+  const [row] = await runStatement(exec, recordFailureStatement, { id, error, giveUpAfter });
+  return row;
+}
+
+const dl = eventDeadLetters;
+/** All dead letters of a chunk in one statement, whatever their number. */
+const insertDeadLettersStatement = fixedStatement<
+  never,
+  {
+    ids: string[];
+    tenantIds: string[];
+    batchIds: string[];
+    correlationIds: string[];
+    events: string[];
+    reasons: string[];
+  }
+>(
+  sql`insert into ${dl} ${columnList([dl.id, dl.tenantId, dl.batchId, dl.correlationId, dl.event, dl.reason])}
+  select * from unnest(${p('ids')}::uuid[], ${p('tenantIds')}::uuid[], ${p('batchIds')}::uuid[],
+    ${p('correlationIds')}::uuid[], ${p('events')}::jsonb[], ${p('reasons')}::text[])`,
+);
+
+/** Sets events aside (`event`: the event as JSON text). */
+export async function insertDeadLetters(
+  tx: Executor,
+  letters: readonly {
+    id: string;
+    tenantId: string;
+    batchId: string;
+    correlationId: string;
+    event: string;
+    reason: string;
+  }[],
+): Promise<void> {
+  await runStatement(tx, insertDeadLettersStatement, {
+    ids: letters.map((l) => l.id),
+    tenantIds: letters.map((l) => l.tenantId),
+    batchIds: letters.map((l) => l.batchId),
+    correlationIds: letters.map((l) => l.correlationId),
+    events: letters.map((l) => l.event),
+    reasons: letters.map((l) => l.reason),
+  });
+}
+
+const pe = processedEventIds;
+const insertProcessedStatement = fixedStatement<
+  { tenant_id: string; event_id: string },
+  { tenantIds: string[]; eventIds: string[] }
+>(
+  sql`insert into ${pe} ${columnList([pe.tenantId, pe.eventId])}
+  select * from unnest(${p('tenantIds')}::uuid[], ${p('eventIds')}::uuid[]) on conflict do nothing
+  returning ${pe.tenantId}, ${pe.eventId}`,
+);
+
+/** Records the client event ids (`tenantIds[i]`, `eventIds[i]`); answers those not recorded before. */
+export function insertProcessedEventIds(
+  tx: Executor,
+  tenantIds: string[],
+  eventIds: string[],
+): Promise<{ tenant_id: string; event_id: string }[]> {
+  return runPrepared(tx, insertProcessedStatement, { tenantIds, eventIds });
+}
