@@ -33,8 +33,8 @@ export type DeliveryDeps = Pick<
 
 export const WEBHOOK_DELIVERIES = 'webhook-deliveries';
 const CHUNK = 50;
-/** A lease outlives an attempt by this margin. */
-const LEASE_MARGIN_MS = 20_000;
+/** A claim's lease: twice the attempt's ceiling and a second (21 s with the default 10 s timeout). */
+const leaseMs = (timeoutMs: number) => 2 * timeoutMs + 1_000;
 const INTERVAL_MS = 500;
 
 /** The secrets that sign a delivery now: the current one, and the previous one within its grace. */
@@ -153,7 +153,7 @@ export async function deliverDue(deps: DeliveryDeps, opts: { chunk?: number } = 
     const claimed = await claimDueDeliveries(
       deps.database.db,
       new Date(now),
-      new Date(now + deps.config.webhooks.timeoutMs + LEASE_MARGIN_MS),
+      new Date(now + leaseMs(deps.config.webhooks.timeoutMs)),
       chunk,
     );
     await Promise.all(
