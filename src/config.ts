@@ -63,6 +63,14 @@ const envSchema = z.object({
   HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(10_000),
   KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(72_000),
   REFRESH_GRACE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(86_400_000).default(30_000),
+  WEBHOOK_RETRY_MAX_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 365)
+    .default(72),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
 });
 
 export interface RateLimits {
@@ -121,6 +129,17 @@ export interface Config {
   keepAliveTimeoutMs: number;
   /** A refresh token presented again this soon after its rotation gets the same new tokens. */
   refreshGraceSeconds: number;
+  /** Outgoing webhooks (docs/webhooks.md). */
+  webhooks: {
+    /** Allows http and loopback/private receivers (on-premise, tests); link-local and metadata stay refused. */
+    allowPrivate: boolean;
+    /** First retry delay; doubles with each failed attempt (with jitter). */
+    retryBaseMs: number;
+    /** How long a delivery is retried before it fails and its endpoint is disabled. */
+    retryMaxMs: number;
+    /** Ceiling of one delivery attempt (connect, send, answer). */
+    timeoutMs: number;
+  };
   /** Accepted but unwise settings (short secrets), logged at warn level at startup. */
   warnings: string[];
 }
@@ -193,6 +212,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     refreshGraceSeconds: e.REFRESH_GRACE_SECONDS,
+    webhooks: {
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      retryMaxMs: Math.round(e.WEBHOOK_RETRY_MAX_HOURS * 3_600_000),
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    },
     warnings,
   };
 }

@@ -4,6 +4,7 @@ import { isPlainObject } from '../../engine/json.js';
 import { isUuid } from '../../platform/ids.js';
 import { findEndUsersOfUserIds } from '../end-users/index.js';
 import type { EffectContext, EventEffect, ProcessedBatch, StoredEvent } from '../events/index.js';
+import { emitWebhookEvents } from '../webhooks/index.js';
 import type { SurveyQuestion } from './definitions.js';
 import { npsScore } from './schemas.js';
 import { findSurveysOf } from './store/content-items.js';
@@ -335,13 +336,49 @@ async function applyResponses(tx: Executor, batches: ProcessedBatch[], ctx: Effe
   const surveys = await loadSurveys(tx, surveyEvents);
   const npsSurveys = await loadNpsSurveys(tx, npsEvents);
   const endUsers = await loadEndUsers(tx, [...surveyEvents, ...npsEvents]);
-  await insertSurveyResponses(
+  const surveyRows = rowsOf(surveyEvents, (item) => surveyRowOf(item, surveys, endUsers), ctx);
+  const npsRows = rowsOf(npsEvents, (item) => npsRowOf(item, npsSurveys, endUsers), ctx);
+  await insertSurveyResponses(tx, surveyRows);
+  await insertNpsResponses(tx, npsRows);
+  await emitResponded(tx, [...surveyEvents, ...npsEvents], surveyRows, npsRows, ctx);
+}
+
+/**
+ * `survey.responded` webhook events for the responses stored (not those set aside), in the
+ * chunk's transaction; nothing is read when no endpoint of the tenant subscribes to it.
+ */
+async function emitResponded(
+  tx: Executor,
+  items: Pending[],
+  surveyRows: NewSurveyResponse[],
+  npsRows: NewNpsResponse[],
+  ctx: EffectContext,
+): Promise<void> {
+  if (surveyRows.length === 0 && npsRows.length === 0) return;
+  const userOf = new Map(items.map(({ event }) => [event.id, event.userId ?? event.anonymousId ?? null]));
+  const common = (r: NewSurveyResponse | NewNpsResponse) => ({
+    eventId: r.eventId,
+    userId: (r.eventId ? userOf.get(r.eventId) : null) ?? null,
+    endUserId: r.endUserId,
+    submittedAt: r.submittedAt,
+  });
+  await emitWebhookEvents(
     tx,
-    rowsOf(surveyEvents, (item) => surveyRowOf(item, surveys, endUsers), ctx),
-  );
-  await insertNpsResponses(
-    tx,
-    rowsOf(npsEvents, (item) => npsRowOf(item, npsSurveys, endUsers), ctx),
+    [
+      ...surveyRows.map((r) => ({
+        tenantId: r.tenantId,
+        type: 'survey.responded' as const,
+        timestamp: new Date(r.submittedAt),
+        data: { kind: 'survey', surveyId: r.surveyId, answers: r.response, ...common(r) },
+      })),
+      ...npsRows.map((r) => ({
+        tenantId: r.tenantId,
+        type: 'survey.responded' as const,
+        timestamp: new Date(r.submittedAt),
+        data: { kind: 'nps', npsSurveyId: r.npsSurveyId, score: r.score, comment: r.comment, ...common(r) },
+      })),
+    ],
+    { now: new Date(), effects: ctx },
   );
 }
 

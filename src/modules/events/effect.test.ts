@@ -24,6 +24,7 @@ describe('event effects: order is data', () => {
     expect(effects.map((e) => e.name)).toEqual([
       'end-user-activity',
       'analytics-rollups',
+      'webhooks',
       'survey-responses',
       'experiment-conversions',
       'journeys',

@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/client.js';
 import { recordAudits } from '../../platform/audit.js';
 import type { ServiceCtx } from '../../platform/context.js';
+import { emitWebhookEvents } from '../webhooks/index.js';
 import { analyzeExperiment } from './engine/stats.js';
 import { experimentOr404, loadVariants } from './records.js';
 import { completeEndedExperimentRows, countAssignmentsByDay, countAssignmentsByVariant } from './store.js';
@@ -138,6 +139,15 @@ export async function completeEndedExperiments(exec: Executor, now: Date): Promi
       entityId: e.id,
       metadata: { from: e.from, to: 'completed', automatic: true },
     })),
+  );
+  await emitWebhookEvents(
+    exec,
+    done.map((e) => ({
+      tenantId: e.tenantId,
+      type: 'experiment.completed' as const,
+      data: { experimentId: e.id, name: e.name, from: e.from, completedAt: now.toISOString() },
+    })),
+    { now },
   );
   return done.length;
 }

@@ -153,7 +153,7 @@ export async function stopRunningExperimentsServing(
 export async function completeEndedExperimentRows(
   exec: Executor,
   now: Date,
-): Promise<{ id: string; tenantId: string; from: ExperimentStatus }[]> {
+): Promise<{ id: string; tenantId: string; name: string; from: ExperimentStatus }[]> {
   const due = alias(experiments, 'due');
   const at = sql`${now.toISOString()}::timestamptz`;
   return sqlRows(
@@ -163,7 +163,8 @@ export async function completeEndedExperimentRows(
            where ${due.status} in ('running', 'stopped') and ${due.endDate} is not null and ${due.endDate} <= ${at}
            order by ${due.id} for update) ${due}
      where ${experiments.id} = ${due.id}
-     returning ${experiments.id} as "id", ${experiments.tenantId} as "tenantId", ${due.status} as "from"`,
+     returning ${experiments.id} as "id", ${experiments.tenantId} as "tenantId", ${experiments.name} as "name",
+       ${due.status} as "from"`,
   );
 }
 

@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/client.js';
 import { recordAudits } from '../../platform/audit.js';
 import { sourceStates, stateColumns } from '../../platform/state-machine.js';
+import { emitWebhookEvents } from '../webhooks/index.js';
 import { FLOW_STATUSES, type FlowsDue, moveDueFlows } from './store.js';
 import { FLOW_AUDIT_ACTION, flowLifecycle } from './transitions.js';
 
@@ -30,6 +31,23 @@ async function moveFlows(
       metadata: { automatic: true },
     })),
   );
+  if (to === 'PUBLISHED') {
+    await emitWebhookEvents(
+      exec,
+      changed.map((f) => ({
+        tenantId: f.tenantId,
+        type: 'flow.published' as const,
+        data: {
+          flowId: f.id,
+          name: f.name,
+          publishedAt: now.toISOString(),
+          publishedBy: null,
+          scheduled: true,
+        },
+      })),
+      { now },
+    );
+  }
   return changed.length;
 }
 

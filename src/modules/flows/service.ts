@@ -9,6 +9,7 @@ import { assertScheduleWindow } from '../../platform/schedule.js';
 import { stateColumns } from '../../platform/state-machine.js';
 import { assertAudienceUsable } from '../audiences/index.js';
 import { assertPlanAllows } from '../pricing/index.js';
+import { emitWebhookEvents } from '../webhooks/index.js';
 import { type FlowRecord, flowMissing, stepFields, stepValues, toFlowRecord } from './records.js';
 import type {
   CreateFlowInput,
@@ -192,10 +193,30 @@ export async function updateFlow(ctx: ServiceCtx, id: string, input: UpdateFlowI
         entityId: flow.id,
         metadata: { from: flow.status, to: status, via: 'update' },
       });
+      await emitFlowPublished(tx, ctx, row);
     }
     return newSteps ? withSteps(tx, row) : toFlowRecord(row, storedSteps);
   });
 }
+
+/** The `flow.published` webhook event, in the transaction that published the flow. */
+const emitFlowPublished = (tx: Executor, ctx: ServiceCtx, flow: FlowRow) =>
+  emitWebhookEvents(
+    tx,
+    [
+      {
+        tenantId: ctx.tenantId,
+        type: 'flow.published',
+        data: {
+          flowId: flow.id,
+          name: flow.name,
+          publishedAt: ctx.now.toISOString(),
+          publishedBy: ctx.actorId,
+        },
+      },
+    ],
+    { now: ctx.now },
+  );
 
 // ---- lifecycle -------------------------------------------------------------------------------
 
@@ -239,6 +260,7 @@ async function transition(
           ...(disable ? { disabledDependents } : {}),
         },
       });
+      if (to === 'PUBLISHED') await emitFlowPublished(tx, ctx, row);
     }
     return { flow: await withSteps(tx, row), disabledDependents };
   });

@@ -173,12 +173,12 @@ export function moveDueFlows(
   due: FlowsDue,
   set: StateColumns<FlowStatus>,
   now: Date,
-): Promise<{ id: string; tenantId: string }[]> {
+): Promise<{ id: string; tenantId: string; name: string }[]> {
   return exec
     .update(flows)
     .set(set)
     .where(and(inArray(flows.status, [...from]), dueAt(due, now)))
-    .returning({ id: flows.id, tenantId: flows.tenantId });
+    .returning({ id: flows.id, tenantId: flows.tenantId, name: flows.name });
 }
 
 /** "Which flows still target this audience?" (the audiences module's finder over this table). */

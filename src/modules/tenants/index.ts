@@ -11,5 +11,5 @@ export const tenantsModule: ModuleManifest = {
 // accepting an invite (auth) need of memberships.
 export { findInvite, type Invite, type Joined, joinByInvite } from './join.js';
 export { provisionTenant } from './provision.js';
-export { findAcceptedMembership } from './store/members.js';
+export { findAcceptedMembership, listOwnerEmails } from './store/members.js';
 export { findTenantRef, type TenantRef } from './store/tenants.js';

@@ -7,6 +7,7 @@ import { flows } from '../features/flows/routes';
 import { journeys } from '../features/journeys/routes';
 import { settings } from '../features/settings/routes';
 import { translations } from '../features/translations/routes';
+import { webhooks } from '../features/webhooks/routes';
 import type { Feature } from './feature';
 
 /** Every feature of the dashboard, in the sidebar's order. A new feature is a folder and a line here. */
@@ -19,5 +20,6 @@ export const FEATURES: readonly Feature[] = [
   experiments,
   analytics,
   translations,
+  webhooks,
   settings,
 ];

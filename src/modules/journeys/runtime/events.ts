@@ -1,7 +1,7 @@
 import type { Executor } from '../../../db/client.js';
 import { matchesRules, type RuleContext, type RuleNode } from '../../../engine/rules.js';
 import { loadLiveAudiences } from '../../audiences/index.js';
-import type { EventEffect, ProcessedBatch, StoredEvent } from '../../events/index.js';
+import type { EffectContext, EventEffect, ProcessedBatch, StoredEvent } from '../../events/index.js';
 import type { CompiledJourney } from '../engine/graph.js';
 import { enrollRefusal, type PreviousEnrollment, triggerMatches } from '../engine/triggers.js';
 import { resolveEndUsers } from '../store/end-users.js';
@@ -70,7 +70,11 @@ interface EndUser {
 const whoKey = (tenantId: string, e: StoredEvent) =>
   `${tenantId}\u0000${e.userId ?? ''}\u0000${e.anonymousId ?? ''}`;
 
-async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Promise<void> {
+async function applyJourneyEvents(
+  tx: Executor,
+  batches: ProcessedBatch[],
+  effects: EffectContext,
+): Promise<void> {
   const tenants = new Set<string>();
   for (const b of batches) {
     if (b.events.some((e) => e.userId || e.anonymousId)) tenants.add(b.tenantId);
@@ -218,7 +222,7 @@ async function applyJourneyEvents(tx: Executor, batches: ProcessedBatch[]): Prom
       if (live.state.status === 'in_progress') addActive(u.id, live);
     }
   }
-  await persist(tx, lives);
+  await persist(tx, lives, effects);
 }
 
 export const journeyEventsEffect: EventEffect = {

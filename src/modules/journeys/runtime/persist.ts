@@ -1,4 +1,6 @@
 import type { Executor } from '../../../db/client.js';
+import type { EffectContext } from '../../events/index.js';
+import { emitWebhookEvents, type WebhookEvent } from '../../webhooks/index.js';
 import type { CompiledJourney } from '../engine/graph.js';
 import {
   type EnrollmentEffect,
@@ -127,7 +129,7 @@ export function timersOf(ref: EnrollmentRef, state: EnrollmentState): TimerWrite
  *
  * One statement per table for any number of enrollments (store/).
  */
-export async function persist(tx: Executor, lives: Live[]): Promise<Live[]> {
+export async function persist(tx: Executor, lives: Live[], effects?: EffectContext): Promise<Live[]> {
   const changed = lives.filter((l) => l.changed || l.ref.isNew);
   if (changed.length === 0) return [];
   let written = changed;
@@ -165,6 +167,7 @@ export async function persist(tx: Executor, lives: Live[]): Promise<Live[]> {
   );
   await writeVisits(tx, written);
   await writeTimers(tx, written);
+  await emitJourneyWebhooks(tx, written, effects);
   for (const l of written) {
     l.effects = [];
     l.changed = false;
@@ -248,3 +251,37 @@ export const refOf = (r: Omit<StoredEnrollment, 'state'>): EnrollmentRef => ({
   enrolledAt: new Date(r.enrolledAt).getTime(),
   isNew: false,
 });
+
+/**
+ * `journey.enrolled` for the enrollments inserted and `journey.exited` for those that left
+ * in_progress in this write, in its transaction. From an event effect the subscriptions are read
+ * from its cache; elsewhere (timers, sessions) one INSERT … SELECT writes only what an endpoint
+ * subscribes to.
+ */
+async function emitJourneyWebhooks(tx: Executor, written: Live[], effects: EffectContext | undefined) {
+  const out: WebhookEvent[] = [];
+  for (const l of written) {
+    const base = {
+      enrollmentId: l.ref.id,
+      journeyId: l.ref.journeyId,
+      endUserId: l.ref.endUserId,
+      enrolledAt: new Date(l.ref.enrolledAt).toISOString(),
+    };
+    if (l.ref.isNew) out.push({ tenantId: l.ref.tenantId, type: 'journey.enrolled', data: base });
+    const left =
+      l.state.status !== 'in_progress' &&
+      (l.ref.isNew || l.stored === null || l.stored.status === 'in_progress');
+    if (left) {
+      out.push({
+        tenantId: l.ref.tenantId,
+        type: 'journey.exited',
+        data: {
+          ...base,
+          status: l.state.status,
+          endedAt: l.state.endedAt === null ? null : new Date(l.state.endedAt).toISOString(),
+        },
+      });
+    }
+  }
+  if (out.length > 0) await emitWebhookEvents(tx, out, { now: new Date(), ...(effects ? { effects } : {}) });
+}

@@ -79,6 +79,16 @@ export async function lockOwners(exec: Executor, tenantId: string): Promise<stri
   return owners.map((o) => o.id);
 }
 
+/** The emails of the tenant's accepted OWNERs (who is told when something of the tenant's stops working). */
+export async function listOwnerEmails(exec: Executor, tenantId: string): Promise<string[]> {
+  const owners = await exec
+    .select({ email: members.email })
+    .from(members)
+    .where(and(eq(members.tenantId, tenantId), eq(members.role, 'OWNER'), eq(members.isPending, false)))
+    .orderBy(members.email);
+  return owners.map((o) => o.email);
+}
+
 /** Whether the email is already a member of the tenant or invited to it. */
 export async function memberEmailExists(exec: Executor, tenantId: string, email: string): Promise<boolean> {
   const [row] = await exec
