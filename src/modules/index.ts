@@ -17,6 +17,7 @@ import { healthModule } from './health/index.js';
 import { journeysModule } from './journeys/index.js';
 import { pricingModule } from './pricing/index.js';
 import { sdkModule } from './sdk/index.js';
+import { targetingModule } from './targeting/index.js';
 import { tenantsModule } from './tenants/index.js';
 import { translationsModule } from './translations/index.js';
 
@@ -41,6 +42,7 @@ export const allModules: readonly ModuleManifest[] = [
   analyticsModule,
   flowsModule,
   contentModule,
+  targetingModule,
   experimentsModule,
   journeysModule,
   aiModule,

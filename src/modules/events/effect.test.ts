@@ -25,6 +25,7 @@ describe('event effects: order is data', () => {
       'end-user-activity',
       'analytics-rollups',
       'survey-responses',
+      'target-lookups',
       'experiment-conversions',
       'journeys',
     ]);

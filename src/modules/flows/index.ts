@@ -31,4 +31,12 @@ export {
   MAX_FLOW_STEPS,
 } from './schemas.js';
 export { assertFlowUsable, createFlow, getFlow } from './service.js';
-export { findFlow, loadSteps, loadStepsOf } from './store.js';
+export { updateStep } from './steps.js';
+export {
+  findFlow,
+  findStepTargets,
+  loadSteps,
+  loadStepsOf,
+  type StepTarget,
+  setStepFingerprints,
+} from './store.js';
