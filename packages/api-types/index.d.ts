@@ -2035,6 +2035,180 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/flows/{id}/target-health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Target health of a flow's steps (last 7 days)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getFlowTargetHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flows/{id}/steps/{stepId}/apply-suggested-selector": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a step's targetSelector to its suggested selector (audited)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postFlowStepApplySuggestedSelector"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/{type}/{id}/target-health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Target health of a tooltip or beacon (last 7 days)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentTargetHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/{type}/{id}/apply-suggested-selector": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a tooltip's or beacon's targetSelector to its suggested selector (audited)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentApplySuggestedSelector"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/target-health/needs-attention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Steps and content whose lookups mostly fail (last hour, or 7 days)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getTargetHealthNeedsAttention"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pick-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pick token for the element picker (10 minutes, single use)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postPickTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pick-tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The pick of one of the user's pick tokens (poll until picked or expired)
+         * @description Needs the EDITOR role or higher.
+         */
+        get: operations["getPickToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sdk/pick/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The SDK's element picker: what a pick token is for */
+        post: operations["postSdkPickVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sdk/pick/result": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The SDK's element picker: the picked selector and fingerprint (uses the token) */
+        post: operations["postSdkPickResult"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/experiments": {
         parameters: {
             query?: never;
@@ -2791,6 +2965,9 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             targetSelector: string;
+            targetFingerprint?: {
+                [key: string]: unknown;
+            } | null;
             content: {
                 message: string;
             } & {
@@ -2811,7 +2988,7 @@ export interface components {
                  * @description Stable machine-readable code: branch on this
                  * @enum {string}
                  */
-                code: "VALIDATION_ERROR" | "INVALID_INVITE_TOKEN" | "INVALID_RESET_TOKEN" | "MISSING_TENANT_ID" | "AI_NOT_CONFIGURED" | "AI_KEY_INVALID" | "AUTH_FAILED" | "AUTH_NO_TOKEN" | "AUTH_INVALID_TOKEN" | "AUTH_TOKEN_REVOKED" | "AUTH_INVALID_CREDENTIALS" | "AUTH_PROVIDER_MISMATCH" | "AUTH_NO_REFRESH_TOKEN" | "AUTH_INVALID_REFRESH_TOKEN" | "INSUFFICIENT_AI_TOKENS" | "FORBIDDEN" | "INSUFFICIENT_ROLE" | "PLAN_LIMIT_REACHED" | "PLAN_FEATURE_UNAVAILABLE" | "AI_DISABLED" | "NOT_FOUND" | "USER_NOT_FOUND" | "TENANT_NOT_FOUND" | "CONTENT_NOT_FOUND" | "EMAIL_EXISTS" | "TENANT_EXISTS" | "MEMBER_EXISTS" | "AUDIENCE_IN_USE" | "LOCALE_IN_USE" | "INVALID_STATE_TRANSITION" | "VERSION_CONFLICT" | "RESEND_LIMIT_REACHED" | "LAST_OWNER" | "ALREADY_ENROLLED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "EXTERNAL_SERVICE_ERROR" | "REGISTRATION_FAILED" | "SERVICE_UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "INVALID_INVITE_TOKEN" | "INVALID_RESET_TOKEN" | "MISSING_TENANT_ID" | "AI_NOT_CONFIGURED" | "AI_KEY_INVALID" | "AUTH_FAILED" | "AUTH_NO_TOKEN" | "AUTH_INVALID_TOKEN" | "AUTH_TOKEN_REVOKED" | "AUTH_INVALID_CREDENTIALS" | "AUTH_PROVIDER_MISMATCH" | "AUTH_NO_REFRESH_TOKEN" | "AUTH_INVALID_REFRESH_TOKEN" | "INSUFFICIENT_AI_TOKENS" | "FORBIDDEN" | "INSUFFICIENT_ROLE" | "PLAN_LIMIT_REACHED" | "PLAN_FEATURE_UNAVAILABLE" | "AI_DISABLED" | "NOT_FOUND" | "USER_NOT_FOUND" | "TENANT_NOT_FOUND" | "CONTENT_NOT_FOUND" | "PICK_TOKEN_INVALID" | "PICK_TOKEN_EXPIRED" | "PICK_TOKEN_USED" | "EMAIL_EXISTS" | "TENANT_EXISTS" | "MEMBER_EXISTS" | "AUDIENCE_IN_USE" | "LOCALE_IN_USE" | "INVALID_STATE_TRANSITION" | "VERSION_CONFLICT" | "RESEND_LIMIT_REACHED" | "LAST_OWNER" | "ALREADY_ENROLLED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "EXTERNAL_SERVICE_ERROR" | "REGISTRATION_FAILED" | "SERVICE_UNAVAILABLE";
                 /** @enum {string} */
                 category: "VALIDATION" | "AUTH" | "NOT_FOUND" | "CONFLICT" | "RATE_LIMIT" | "EXTERNAL_SERVICE" | "INTERNAL";
                 /** @description VALIDATION_ERROR: [{ path, message }] with dotted paths (`query.`/`params.` prefixed); INVALID_STATE_TRANSITION: { from, action }; other codes: as documented on the operation */
@@ -2894,6 +3071,10 @@ export interface components {
             type: "TOOLTIP" | "MODAL" | "BEACON" | "BANNER" | "SLIDEOUT" | "VIDEO" | "FORM" | "CLICK" | "NAVIGATE" | "WAIT" | "INPUT" | "SCROLL";
             order: number;
             targetSelector: string | null;
+            /** @description The target's fingerprint: the one its lookups reported most often for this selector, or the element picker's */
+            targetFingerprint: {
+                [key: string]: unknown;
+            } | null;
             content: {
                 [key: string]: unknown;
             };
@@ -3227,6 +3408,71 @@ export interface components {
                 order: number;
             }[];
         };
+        TargetAttention: {
+            /** @description The flow step; null for a tooltip or beacon */
+            stepId: string | null;
+            order: number;
+            targetSelector: string;
+            found: number;
+            healed: number;
+            missing: number;
+            ambiguous: number;
+            /** @description The latest healed lookup's selector for the element it healed to (the picker's rules), when it differs */
+            suggestedSelector: string | null;
+            lastSeenAt: string | null;
+            /**
+             * @description Over 7 days: no lookups, all found, some healed or failed, mostly failed
+             * @enum {string}
+             */
+            status: "unknown" | "healthy" | "warning" | "broken";
+            /** @description The counts of the current and the previous clock hour */
+            lastHour: {
+                found: number;
+                healed: number;
+                missing: number;
+                ambiguous: number;
+            };
+            /** @description Most lookups failed in the last hour (at least 3 lookups) */
+            broken: boolean;
+            /** @enum {string} */
+            itemKind: "flow" | "content";
+            /** Format: uuid */
+            itemId: string;
+            itemName: string;
+            contentType: string | null;
+            /**
+             * @description Mostly failing in the last hour, or over 7 days
+             * @enum {string}
+             */
+            attention: "hour" | "week";
+        };
+        TargetHealth: {
+            /** @description The flow step; null for a tooltip or beacon */
+            stepId: string | null;
+            order: number;
+            targetSelector: string;
+            found: number;
+            healed: number;
+            missing: number;
+            ambiguous: number;
+            /** @description The latest healed lookup's selector for the element it healed to (the picker's rules), when it differs */
+            suggestedSelector: string | null;
+            lastSeenAt: string | null;
+            /**
+             * @description Over 7 days: no lookups, all found, some healed or failed, mostly failed
+             * @enum {string}
+             */
+            status: "unknown" | "healthy" | "warning" | "broken";
+            /** @description The counts of the current and the previous clock hour */
+            lastHour: {
+                found: number;
+                healed: number;
+                missing: number;
+                ambiguous: number;
+            };
+            /** @description Most lookups failed in the last hour (at least 3 lookups) */
+            broken: boolean;
+        };
         TaskListRecord: {
             /** Format: uuid */
             id: string;
@@ -3279,6 +3525,9 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             targetSelector: string;
+            targetFingerprint?: {
+                [key: string]: unknown;
+            } | null;
             content: {
                 text: string;
             } & {
@@ -3404,6 +3653,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The link or token is no longer usable (expired or already used). `error.code`: `PICK_TOKEN_EXPIRED`, `PICK_TOKEN_USED`. */
+        Gone: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The service failed. `error.code`: `INTERNAL_ERROR`, `EXTERNAL_SERVICE_ERROR`, `REGISTRATION_FAILED`. */
         InternalError: {
             headers: {
@@ -3413,7 +3671,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description No such record in this tenant (unknown, malformed and other tenants’ ids alike). `error.code`: `NOT_FOUND`, `USER_NOT_FOUND`, `TENANT_NOT_FOUND`, `CONTENT_NOT_FOUND`. */
+        /** @description No such record in this tenant (unknown, malformed and other tenants’ ids alike). `error.code`: `NOT_FOUND`, `USER_NOT_FOUND`, `TENANT_NOT_FOUND`, `CONTENT_NOT_FOUND`, `PICK_TOKEN_INVALID`. */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -3502,6 +3760,8 @@ export type SchemaSdkEventInput = components['schemas']['SdkEventInput'];
 export type SchemaSdkSession = components['schemas']['SdkSession'];
 export type SchemaSelfHelpRecord = components['schemas']['SelfHelpRecord'];
 export type SchemaSurveyRecord = components['schemas']['SurveyRecord'];
+export type SchemaTargetAttention = components['schemas']['TargetAttention'];
+export type SchemaTargetHealth = components['schemas']['TargetHealth'];
 export type SchemaTaskListRecord = components['schemas']['TaskListRecord'];
 export type SchemaTooltipRecord = components['schemas']['TooltipRecord'];
 export type SchemaTriggerConfig = components['schemas']['TriggerConfig'];
@@ -3510,6 +3770,7 @@ export type SchemaWebhookDelivery = components['schemas']['WebhookDelivery'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseConflict = components['responses']['Conflict'];
 export type ResponseForbidden = components['responses']['Forbidden'];
+export type ResponseGone = components['responses']['Gone'];
 export type ResponseInternalError = components['responses']['InternalError'];
 export type ResponseNotFound = components['responses']['NotFound'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
@@ -6937,6 +7198,13 @@ export interface operations {
                     settings?: {
                         [key: string]: unknown;
                     };
+                    targetFingerprint?: ({
+                        /** @enum {number} */
+                        v: 1;
+                        tag: string;
+                    } & {
+                        [key: string]: unknown;
+                    }) | null;
                     /** @description Zero-based position to insert at; absent or past the end appends */
                     order?: number;
                 };
@@ -7075,6 +7343,13 @@ export interface operations {
                     /** @enum {string} */
                     type?: "TOOLTIP" | "MODAL" | "BEACON" | "BANNER" | "SLIDEOUT" | "VIDEO" | "FORM" | "CLICK" | "NAVIGATE" | "WAIT" | "INPUT" | "SCROLL";
                     targetSelector?: string | null;
+                    targetFingerprint?: ({
+                        /** @enum {number} */
+                        v: 1;
+                        tag: string;
+                    } & {
+                        [key: string]: unknown;
+                    }) | null;
                     content?: {
                         [key: string]: unknown;
                     };
@@ -7221,6 +7496,13 @@ export interface operations {
                     }) | null;
                     /** @description CSS selector of the target element */
                     targetSelector: string;
+                    targetFingerprint?: ({
+                        /** @enum {number} */
+                        v: 1;
+                        tag: string;
+                    } & {
+                        [key: string]: unknown;
+                    }) | null;
                     content: {
                         text: string;
                     } & {
@@ -7269,6 +7551,9 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             targetSelector: string;
+                            targetFingerprint?: {
+                                [key: string]: unknown;
+                            } | null;
                             content: {
                                 text: string;
                             } & {
@@ -7331,6 +7616,9 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             targetSelector: string;
+                            targetFingerprint?: {
+                                [key: string]: unknown;
+                            } | null;
                             content: {
                                 text: string;
                             } & {
@@ -7393,6 +7681,9 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             targetSelector: string;
+                            targetFingerprint?: {
+                                [key: string]: unknown;
+                            } | null;
                             content: {
                                 text: string;
                             } & {
@@ -7470,6 +7761,13 @@ export interface operations {
                     }) | null;
                     /** @description CSS selector of the target element */
                     targetSelector?: string;
+                    targetFingerprint?: ({
+                        /** @enum {number} */
+                        v: 1;
+                        tag: string;
+                    } & {
+                        [key: string]: unknown;
+                    }) | null;
                     content?: {
                         text: string;
                     } & {
@@ -7518,6 +7816,9 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             targetSelector: string;
+                            targetFingerprint?: {
+                                [key: string]: unknown;
+                            } | null;
                             content: {
                                 text: string;
                             } & {
@@ -7581,6 +7882,9 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             targetSelector: string;
+                            targetFingerprint?: {
+                                [key: string]: unknown;
+                            } | null;
                             content: {
                                 text: string;
                             } & {
@@ -7644,6 +7948,9 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             targetSelector: string;
+                            targetFingerprint?: {
+                                [key: string]: unknown;
+                            } | null;
                             content: {
                                 text: string;
                             } & {
@@ -7707,6 +8014,9 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             targetSelector: string;
+                            targetFingerprint?: {
+                                [key: string]: unknown;
+                            } | null;
                             content: {
                                 text: string;
                             } & {
@@ -7842,6 +8152,13 @@ export interface operations {
                     }) | null;
                     /** @description CSS selector of the target element */
                     targetSelector: string;
+                    targetFingerprint?: ({
+                        /** @enum {number} */
+                        v: 1;
+                        tag: string;
+                    } & {
+                        [key: string]: unknown;
+                    }) | null;
                     content: {
                         message: string;
                     } & {
@@ -7888,6 +8205,9 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             targetSelector: string;
+                            targetFingerprint?: {
+                                [key: string]: unknown;
+                            } | null;
                             content: {
                                 message: string;
                             } & {
@@ -7950,6 +8270,9 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             targetSelector: string;
+                            targetFingerprint?: {
+                                [key: string]: unknown;
+                            } | null;
                             content: {
                                 message: string;
                             } & {
@@ -8012,6 +8335,9 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             targetSelector: string;
+                            targetFingerprint?: {
+                                [key: string]: unknown;
+                            } | null;
                             content: {
                                 message: string;
                             } & {
@@ -8089,6 +8415,13 @@ export interface operations {
                     }) | null;
                     /** @description CSS selector of the target element */
                     targetSelector?: string;
+                    targetFingerprint?: ({
+                        /** @enum {number} */
+                        v: 1;
+                        tag: string;
+                    } & {
+                        [key: string]: unknown;
+                    }) | null;
                     content?: {
                         message: string;
                     } & {
@@ -8135,6 +8468,9 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             targetSelector: string;
+                            targetFingerprint?: {
+                                [key: string]: unknown;
+                            } | null;
                             content: {
                                 message: string;
                             } & {
@@ -8198,6 +8534,9 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             targetSelector: string;
+                            targetFingerprint?: {
+                                [key: string]: unknown;
+                            } | null;
                             content: {
                                 message: string;
                             } & {
@@ -8261,6 +8600,9 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             targetSelector: string;
+                            targetFingerprint?: {
+                                [key: string]: unknown;
+                            } | null;
                             content: {
                                 message: string;
                             } & {
@@ -8324,6 +8666,9 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             targetSelector: string;
+                            targetFingerprint?: {
+                                [key: string]: unknown;
+                            } | null;
                             content: {
                                 message: string;
                             } & {
@@ -11393,6 +11738,365 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getFlowTargetHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TargetHealth"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postFlowStepApplySuggestedSelector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                stepId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional: a bodiless POST applies the current suggestion */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The suggestion the author saw: 409 VERSION_CONFLICT when it changed since */
+                    suggestedSelector?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["FlowStep"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentTargetHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                type: "tooltips" | "beacons";
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TargetHealth"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentApplySuggestedSelector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                type: "tooltips" | "beacons";
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional: a bodiless POST applies the current suggestion */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The suggestion the author saw: 409 VERSION_CONFLICT when it changed since */
+                    suggestedSelector?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getTargetHealthNeedsAttention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TargetAttention"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postPickTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    itemKind: "flow";
+                    /** Format: uuid */
+                    itemId: string;
+                    /** Format: uuid */
+                    stepId: string;
+                } | {
+                    /** @enum {string} */
+                    itemKind: "content";
+                    /** Format: uuid */
+                    itemId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description Shown once: open `<site URL>#guidance-pick=<token>` */
+                            token: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** @enum {string} */
+                            itemKind: "flow" | "content";
+                            /** Format: uuid */
+                            itemId: string;
+                            stepId: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getPickToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            status: "pending" | "picked" | "expired";
+                            /** @enum {string} */
+                            itemKind: "flow" | "content";
+                            /** Format: uuid */
+                            itemId: string;
+                            stepId: string | null;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            pickedAt: string | null;
+                            selector: string | null;
+                            fingerprint: {
+                                [key: string]: unknown;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postSdkPickVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            stepId: string | null;
+                            /** @enum {string} */
+                            itemKind: "flow" | "content";
+                            /** Format: uuid */
+                            itemId: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postSdkPickResult: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    selector: string;
+                    /** @description The target element's fingerprint (the SDK's Fingerprint, format 1) */
+                    fingerprint: {
+                        /** @enum {number} */
+                        v: 1;
+                        tag: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };

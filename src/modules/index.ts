@@ -17,6 +17,7 @@ import { healthModule } from './health/index.js';
 import { journeysModule } from './journeys/index.js';
 import { pricingModule } from './pricing/index.js';
 import { sdkModule } from './sdk/index.js';
+import { targetingModule } from './targeting/index.js';
 import { tenantsModule } from './tenants/index.js';
 import { translationsModule } from './translations/index.js';
 import { webhooksModule } from './webhooks/index.js';
@@ -43,6 +44,7 @@ export const allModules: readonly ModuleManifest[] = [
   webhooksModule,
   flowsModule,
   contentModule,
+  targetingModule,
   experimentsModule,
   journeysModule,
   aiModule,

@@ -57,6 +57,8 @@ export const flowSteps = pgTable(
     order: integer('order').notNull(),
     type: text('type').notNull(),
     targetSelector: text('target_selector'),
+    /** The fingerprint served with the step (issue 40; migration 0070): see modules/targeting. */
+    targetFingerprint: jsonb('target_fingerprint').$type<Record<string, unknown> | null>(),
     content: jsonb('content').$type<Record<string, unknown>>().notNull().default({}),
     settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
     createdAt: created(),

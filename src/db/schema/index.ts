@@ -12,5 +12,6 @@ export * from './journeys.js';
 export * from './platform.js';
 export * from './pricing.js';
 export * from './sdk.js';
+export * from './targeting.js';
 export * from './translations.js';
 export * from './webhooks.js';

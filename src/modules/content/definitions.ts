@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
+import { targetFingerprint } from '../../engine/fingerprint.js';
 import { randomHex } from '../../platform/crypto.js';
 import { int32, jsonObject, nonNegativeInt32, timestamp, uuid } from '../../platform/http/schemas.js';
 import { assertFlowUsable } from '../flows/index.js';
@@ -277,6 +278,7 @@ export const CONTENT_DEFS: Record<ContentType, ContentTypeDef> = {
     label: 'Tooltip',
     fields: {
       targetSelector: selector,
+      targetFingerprint: targetFingerprint.nullable().optional(),
       content: z.looseObject({ text: text(10_000) }),
       position: z.enum(TOOLTIP_POSITIONS).optional().describe('default AUTO'),
       targetUrl: targetUrl.nullable().optional(),
@@ -284,6 +286,7 @@ export const CONTENT_DEFS: Record<ContentType, ContentTypeDef> = {
     },
     recordFields: {
       targetSelector: z.string(),
+      targetFingerprint: jsonObject.nullable().optional(),
       content: z.looseObject({ text: z.string() }),
       position: z.enum(TOOLTIP_POSITIONS),
       targetUrl: z.string().nullable(),
@@ -297,12 +300,14 @@ export const CONTENT_DEFS: Record<ContentType, ContentTypeDef> = {
     label: 'Beacon',
     fields: {
       targetSelector: selector,
+      targetFingerprint: targetFingerprint.nullable().optional(),
       content: z.looseObject({ message: text(10_000) }),
       targetUrl: targetUrl.nullable().optional(),
       animation: z.enum(BEACON_ANIMATIONS).optional().describe('default subtle'),
     },
     recordFields: {
       targetSelector: z.string(),
+      targetFingerprint: jsonObject.nullable().optional(),
       content: z.looseObject({ message: z.string() }),
       targetUrl: z.string().nullable(),
       animation: z.enum(BEACON_ANIMATIONS),

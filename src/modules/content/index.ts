@@ -51,4 +51,9 @@ export {
 } from './definitions.js';
 export { toContentRecord } from './records.js';
 export { npsSurvey } from './schemas.js';
-export { createContent, getContent } from './service.js';
+export { createContent, getContent, updateContent } from './service.js';
+export {
+  type ContentTarget,
+  findContentTargets,
+  setContentFingerprints,
+} from './store/content-items.js';

@@ -57,6 +57,16 @@ interface Stored {
 /** Folds the type-specific fields of `input` into what is stored (body jsonb + columns). */
 function applyTypeFields(def: ContentTypeDef, input: ContentInput, base: Stored): Stored {
   const next: Stored = { ...base, body: { ...base.body } };
+  // A fingerprint describes the element of the selector it was taken for: another selector
+  // without its own fingerprint forgets it (issue 40).
+  if (
+    'targetFingerprint' in def.fields &&
+    input.targetSelector !== undefined &&
+    input.targetSelector !== base.body.targetSelector &&
+    input.targetFingerprint === undefined
+  ) {
+    next.body.targetFingerprint = null;
+  }
   for (const [key, value] of Object.entries(input)) {
     if (COMMON_FIELDS.has(key) || value === undefined || !(key in def.fields)) continue;
     if ((COLUMN_FIELDS as readonly string[]).includes(key)) {

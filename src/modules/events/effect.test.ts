@@ -26,6 +26,7 @@ describe('event effects: order is data', () => {
       'analytics-rollups',
       'webhooks',
       'survey-responses',
+      'target-lookups',
       'experiment-conversions',
       'journeys',
     ]);

@@ -73,6 +73,7 @@ describe('step CRUD', () => {
       type: 'TOOLTIP',
       order: 0,
       targetSelector: '.btn-primary',
+      targetFingerprint: null,
       content: { title: 'Click here', body: 'to save' },
       settings: { placement: 'bottom' },
       createdAt: expect.any(String),

@@ -88,6 +88,7 @@ describe('POST /api/flows', () => {
       type: 'MODAL',
       order: 0,
       targetSelector: null,
+      targetFingerprint: null,
       content: { title: 'Hi' },
       settings: {},
       createdAt: expect.any(String),

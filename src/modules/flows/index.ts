@@ -31,4 +31,13 @@ export {
   MAX_FLOW_STEPS,
 } from './schemas.js';
 export { assertFlowUsable, createFlow, getFlow } from './service.js';
-export { countFlowsByStatus, findFlow, loadSteps, loadStepsOf } from './store.js';
+export { updateStep } from './steps.js';
+export {
+  countFlowsByStatus,
+  findFlow,
+  findStepTargets,
+  loadSteps,
+  loadStepsOf,
+  type StepTarget,
+  setStepFingerprints,
+} from './store.js';

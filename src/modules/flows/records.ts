@@ -32,12 +32,18 @@ export const stepFields = (step: StepInput) => ({
 });
 
 /** A new step row at `order`. */
-export const stepValues = (ctx: ServiceCtx, flowId: string, order: number, step: StepInput): NewStepRow => ({
+export const stepValues = (
+  ctx: ServiceCtx,
+  flowId: string,
+  order: number,
+  step: StepInput & { targetFingerprint?: Record<string, unknown> | null },
+): NewStepRow => ({
   id: newId(),
   tenantId: ctx.tenantId,
   flowId,
   order,
   ...stepFields(step),
+  targetFingerprint: step.targetFingerprint ?? null,
   createdAt: ctx.now,
   updatedAt: ctx.now,
 });

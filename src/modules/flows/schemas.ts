@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { targetFingerprint } from '../../engine/fingerprint.js';
 import { MATCH_TYPES, MAX_URL_PATTERN_LENGTH, patternProblem } from '../../engine/url-match.js';
 import {
   dataOf,
@@ -78,8 +79,12 @@ export const inlineStepBody = z.object({
 });
 export type InlineStep = z.output<typeof inlineStepBody>;
 
+/** The picker's fingerprint of the target (issue 40); null forgets it. A new targetSelector without one forgets it too. */
+const stepFingerprint = targetFingerprint.nullable().optional();
+
 export const createStepBody = z.object({
   ...stepFields,
+  targetFingerprint: stepFingerprint,
   order: nonNegativeInt32()
     .optional()
     .describe('Zero-based position to insert at; absent or past the end appends'),
@@ -89,6 +94,7 @@ export type CreateStepInput = z.output<typeof createStepBody>;
 export const updateStepBody = z.object({
   type: stepFields.type.optional(),
   targetSelector: stepFields.targetSelector,
+  targetFingerprint: stepFingerprint,
   content: stepFields.content,
   settings: stepFields.settings,
   order: nonNegativeInt32().optional().describe('Moves the step; past the end moves it last'),
@@ -108,6 +114,11 @@ export const flowStep = z
     type: z.enum(FLOW_STEP_TYPES),
     order: z.number().int(),
     targetSelector: z.string().nullable(),
+    targetFingerprint: jsonObject
+      .nullable()
+      .describe(
+        "The target's fingerprint: the one its lookups reported most often for this selector, or the element picker's",
+      ),
     content: jsonObject,
     settings: jsonObject,
     createdAt: timestamp,

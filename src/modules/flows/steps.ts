@@ -101,11 +101,21 @@ export async function updateStep(
     if (!step) throw stepMissing();
     const set: Partial<NewStepRow> = { updatedAt: ctx.now };
     const changed: string[] = [];
-    for (const key of ['type', 'targetSelector', 'content', 'settings'] as const) {
+    for (const key of ['type', 'targetSelector', 'targetFingerprint', 'content', 'settings'] as const) {
       if (input[key] !== undefined && !sameJson(input[key], step[key])) {
         (set as Record<string, unknown>)[key] = input[key];
         changed.push(key);
       }
+    }
+    // A fingerprint describes the element of the selector it was taken for: another selector
+    // without its own fingerprint forgets it (issue 40).
+    if (
+      changed.includes('targetSelector') &&
+      input.targetFingerprint === undefined &&
+      step.targetFingerprint !== null
+    ) {
+      set.targetFingerprint = null;
+      changed.push('targetFingerprint');
     }
     const from = step.order;
     const target =

@@ -314,3 +314,53 @@ export async function setStepOrders(
     .set({ order: sql`case ${flowSteps.id} ${positions} end`, updatedAt: now })
     .where(stepsOfFlow(tenantId, flowId));
 }
+
+// ---- targeting (issue 40) ----------------------------------------------------------------------
+
+/** A step as targeting reads it: where it is, what it targets, the fingerprint it serves. */
+export interface StepTarget {
+  id: string;
+  tenantId: string;
+  flowId: string;
+  flowName: string;
+  order: number;
+  targetSelector: string | null;
+  targetFingerprint: Record<string, unknown> | null;
+}
+
+const stepTargetColumns = {
+  id: flowSteps.id,
+  tenantId: flowSteps.tenantId,
+  flowId: flowSteps.flowId,
+  flowName: flows.name,
+  order: flowSteps.order,
+  targetSelector: flowSteps.targetSelector,
+  targetFingerprint: flowSteps.targetFingerprint,
+};
+
+/**
+ * The steps of `ids` (any tenant's: a chunk of events spans tenants; callers match the tenant),
+ * with their flow's name. One query.
+ */
+export async function findStepTargets(exec: Executor, ids: string[]): Promise<StepTarget[]> {
+  const wanted = ids.filter(isUuid);
+  if (wanted.length === 0) return [];
+  return exec
+    .select(stepTargetColumns)
+    .from(flowSteps)
+    .innerJoin(flows, eq(flows.id, flowSteps.flowId))
+    .where(inArray(flowSteps.id, wanted));
+}
+
+/** Sets the fingerprint each step serves (the delivery version moves with the rows: migration 0014). */
+export async function setStepFingerprints(
+  exec: Executor,
+  rows: { tenantId: string; id: string; fingerprint: Record<string, unknown> | null }[],
+): Promise<void> {
+  for (const r of rows) {
+    await exec
+      .update(flowSteps)
+      .set({ targetFingerprint: r.fingerprint })
+      .where(and(eq(flowSteps.tenantId, r.tenantId), eq(flowSteps.id, r.id)));
+  }
+}

@@ -38,6 +38,7 @@ const ERROR_RESPONSES: Record<string, { name: string; meaning: string }> = {
     meaning: 'No such record in this tenant (unknown, malformed and other tenants’ ids alike).',
   },
   '409': { name: 'Conflict', meaning: 'The current state does not allow this.' },
+  '410': { name: 'Gone', meaning: 'The link or token is no longer usable (expired or already used).' },
   '413': { name: 'PayloadTooLarge', meaning: 'The request body is over the size limit.' },
   '429': { name: 'TooManyRequests', meaning: 'A rate limit is spent; retry after `Retry-After` seconds.' },
   '500': { name: 'InternalError', meaning: 'The service failed.' },

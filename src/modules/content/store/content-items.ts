@@ -134,3 +134,57 @@ export const findSurveysOf = (
   exec: Executor,
   pairs: { tenantIds: string[]; ids: string[] },
 ): Promise<SurveyQuestionsRow[]> => runStatement(exec, SURVEYS_OF, pairs);
+
+// ---- targeting (issue 40) ----------------------------------------------------------------------
+
+/** A targeted content item (tooltip or beacon) as targeting reads it. */
+export interface ContentTarget {
+  id: string;
+  tenantId: string;
+  type: ContentType;
+  name: string;
+  targetSelector: string | null;
+  targetFingerprint: Record<string, unknown> | null;
+}
+
+const contentTargetColumns = {
+  id: contentItems.id,
+  tenantId: contentItems.tenantId,
+  type: contentItems.type,
+  name: contentItems.name,
+  targetSelector: sql<string | null>`${contentItems.body} ->> 'targetSelector'`,
+  targetFingerprint: sql<Record<string, unknown> | null>`${contentItems.body} -> 'targetFingerprint'`,
+};
+
+const TARGETED: ContentType[] = ['tooltips', 'beacons'];
+
+/** The tooltips and beacons of `ids` (any tenant's: callers match the tenant). One query. */
+export async function findContentTargets(
+  exec: Executor,
+  ids: string[],
+  tenantId?: string,
+): Promise<ContentTarget[]> {
+  const wanted = ids.filter(isUuid);
+  if (wanted.length === 0) return [];
+  const where = [inArray(contentItems.id, wanted), inArray(contentItems.type, TARGETED)];
+  if (tenantId) where.push(eq(contentItems.tenantId, tenantId));
+  return exec
+    .select(contentTargetColumns)
+    .from(contentItems)
+    .where(and(...where));
+}
+
+/** Sets the fingerprint each tooltip or beacon serves (`body.targetFingerprint`). */
+export async function setContentFingerprints(
+  exec: Executor,
+  rows: { tenantId: string; id: string; fingerprint: Record<string, unknown> | null }[],
+): Promise<void> {
+  for (const r of rows) {
+    await exec
+      .update(contentItems)
+      .set({
+        body: sql`jsonb_set(${contentItems.body}, '{targetFingerprint}', ${JSON.stringify(r.fingerprint)}::jsonb)`,
+      })
+      .where(and(eq(contentItems.tenantId, r.tenantId), eq(contentItems.id, r.id)));
+  }
+}

@@ -38,11 +38,18 @@ export default function FlowsPage() {
       }),
     ),
   );
-  const create = canEdit ? (
-    <Button variant="primary" onClick={() => setCreating(true)}>
-      New flow
-    </Button>
-  ) : null;
+  const create = (
+    <>
+      <Link className="btn btn-secondary" to="/flows/needs-attention">
+        Needs attention
+      </Link>
+      {canEdit ? (
+        <Button variant="primary" onClick={() => setCreating(true)}>
+          New flow
+        </Button>
+      ) : null}
+    </>
+  );
   return (
     <ListPage
       title="Flows"

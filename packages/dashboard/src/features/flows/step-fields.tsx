@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { humanize, SelectField, TextArea, TextField } from '../../kit';
 import {
   formQuestions,
@@ -23,6 +24,7 @@ export function StepFields({
   onContent,
   onSettings,
   errorAt: err,
+  targetExtra,
 }: {
   type: StepType;
   targetSelector: string;
@@ -33,6 +35,8 @@ export function StepFields({
   onContent: Update;
   onSettings: Update;
   errorAt(path: string): string | undefined;
+  /** Under the target field: its health and the element picker (issue 40). */
+  targetExtra?: ReactNode;
 }) {
   const set = (k: string) => (e: { target: { value: string } }) => {
     const value = e.target.value;
@@ -59,6 +63,7 @@ export function StepFields({
           }
         />
       ) : null}
+      {TARGETED.has(type) ? targetExtra : null}
       <TextField
         label="Title"
         value={text(content, 'title')}

@@ -4,6 +4,8 @@ import { api, must } from '../../app/api';
 import { Button, Form, FormFoot, fieldError } from '../../kit';
 import { type Step, type StepType, stepBody } from './flow-model';
 import { StepFields } from './step-fields';
+import { PickElement, StepTargetHealth } from './step-targeting';
+import type { TargetHealth } from './target-health';
 
 /** One step's form: its fields, save and delete; every edit is reported as a draft for the preview. */
 export function StepForm({
@@ -12,18 +14,28 @@ export function StepForm({
   canEdit,
   onChange,
   onDraft,
+  health,
 }: {
   flowId: string;
   step: Step;
   canEdit: boolean;
   onChange(): void;
   onDraft(step: Step): void;
+  /** The step's target health (issue 40), when it has a target. */
+  health?: TargetHealth;
 }) {
   const [type, setType] = useState<StepType>(step.type);
   const [targetSelector, setTarget] = useState(step.targetSelector ?? '');
   const [content, setContent] = useState<Record<string, unknown>>(step.content);
   const [settings, setSettings] = useState<Record<string, unknown>>(step.settings);
-  const body = stepBody(type, targetSelector, content, settings);
+  // A picked element's fingerprint, saved with the selector it came with (issue 40).
+  const [picked, setPicked] = useState<{ selector: string; fingerprint: Record<string, unknown> | null }>();
+  const body = {
+    ...stepBody(type, targetSelector, content, settings),
+    ...(picked && picked.selector === targetSelector && picked.fingerprint
+      ? { targetFingerprint: picked.fingerprint as { v: 1; tag: string } }
+      : {}),
+  };
   const draftKey = JSON.stringify(body);
   // biome-ignore lint/correctness/useExhaustiveDependencies: the draft is reported when its content changes
   useEffect(() => onDraft({ ...step, ...body }), [draftKey]);
@@ -50,6 +62,23 @@ export function StepForm({
           onContent={setContent}
           onSettings={setSettings}
           errorAt={(p) => fieldError(save.error, p)}
+          targetExtra={
+            <>
+              {health && health.targetSelector === step.targetSelector ? (
+                <StepTargetHealth flowId={flowId} health={health} canEdit={canEdit} onApplied={onChange} />
+              ) : null}
+              {canEdit ? (
+                <PickElement
+                  flowId={flowId}
+                  stepId={step.id}
+                  onPicked={(selector, fingerprint) => {
+                    setTarget(selector);
+                    setPicked({ selector, fingerprint });
+                  }}
+                />
+              ) : null}
+            </>
+          }
         />
       </fieldset>
       <FormFoot

@@ -1,6 +1,8 @@
 import { useState } from 'react';
 import { humanize } from '../../kit';
 import { type Step, stepTitle } from './flow-model';
+import { HealthBadge } from './step-targeting';
+import type { TargetHealth } from './target-health';
 
 /**
  * The steps in order: select one to edit it; reorder by dragging a step onto another's place, or
@@ -12,12 +14,15 @@ export function StepList({
   canEdit,
   onSelect,
   onMove,
+  healthOf = () => undefined,
 }: {
   steps: readonly Step[];
   selectedId: string | undefined;
   canEdit: boolean;
   onSelect(id: string): void;
   onMove(from: number, to: number): void;
+  /** A step's target health, for its badge (issue 40). */
+  healthOf?(stepId: string): TargetHealth | undefined;
 }) {
   const [dragging, setDragging] = useState<string>();
   return (
@@ -58,6 +63,7 @@ export function StepList({
             <span className="step-num">{i + 1}</span>
             <span className="step-title">{stepTitle(s)}</span>
             <span className="step-type">{humanize(s.type)}</span>
+            <HealthBadge health={healthOf(s.id)} className="step-health" />
           </button>
           {canEdit ? (
             <span className="step-moves">

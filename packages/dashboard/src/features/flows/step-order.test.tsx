@@ -16,6 +16,7 @@ const step = (id: string, order: number, title: string): Step => ({
   type: 'MODAL',
   order,
   targetSelector: null,
+  targetFingerprint: null,
   content: { title },
   settings: {},
   createdAt: '2025-01-01T00:00:00.000Z',
@@ -108,6 +109,7 @@ describe('the step list', () => {
 describe('reordering in the steps editor', () => {
   const reorderRoute = (answer: unknown) => ({
     'POST /api/flows/:id/steps/reorder': () => answer,
+    'GET /api/flows/:id/target-health': () => ({ data: [] }),
   });
 
   it('shows the new order at once and saves every step id in it', async () => {
@@ -147,7 +149,9 @@ describe('reordering in the steps editor', () => {
   });
 
   it('selects a step to edit it', async () => {
-    renderPage(<StepsEditor flow={flow} canEdit onChange={vi.fn()} />);
+    renderPage(<StepsEditor flow={flow} canEdit onChange={vi.fn()} />, {
+      api: { 'GET /api/flows/:id/target-health': () => ({ data: [] }) },
+    });
     const profile = within(screen.getAllByRole('listitem')[1]!).getByRole('button', { name: /Profile/ });
     fireEvent.click(profile);
     expect(profile.getAttribute('aria-current')).toBe('true');

@@ -55,6 +55,7 @@ export function StepPreview({ flowName, step }: { flowName: string; step: Step |
                 ? '#preview-input'
                 : '#preview-target'
               : null,
+            targetFingerprint: null,
             content: s.content,
             settings: { ...s.settings, auto: false },
             createdAt: now,

@@ -1,11 +1,13 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, must } from '../../app/api';
-import { Button, FormError } from '../../kit';
+import { Button, FormError, Notice } from '../../kit';
 import { type Flow, type Step, sortSteps } from './flow-model';
 import { StepForm } from './step-form';
 import { StepList } from './step-list';
 import { StepPreview } from './step-preview';
+import { useTargetHealth } from './step-targeting';
+import { brokenInLastHour, stepsNeedingAttention } from './target-health';
 import { useStepOrder } from './use-step-order';
 
 /** The steps tab: the ordered list, the selected step's form, and its live preview. */
@@ -15,6 +17,10 @@ export function StepsEditor({ flow, canEdit, onChange }: { flow: Flow; canEdit: 
   const [draft, setDraft] = useState<Step | undefined>();
   const order = useStepOrder(flow, onChange);
   const current = saved.find((s) => s.id === selected) ?? saved[0];
+  const health = useTargetHealth(flow.id);
+  const healthOf = new Map((health.data ?? []).map((h) => [h.stepId, h]));
+  const attention = stepsNeedingAttention(health.data ?? []);
+  const brokenNow = brokenInLastHour(health.data ?? []);
   const add = useMutation({
     mutationFn: () =>
       must(
@@ -40,6 +46,29 @@ export function StepsEditor({ flow, canEdit, onChange }: { flow: Flow; canEdit: 
           ) : null}
         </div>
         <FormError error={add.error ?? order.error} />
+        {brokenNow.length > 0 ? (
+          <Notice kind="error">
+            {brokenNow.length === 1 ? 'A step is' : `${brokenNow.length} steps are`} mostly failing to find
+            {brokenNow.length === 1 ? ' its' : ' their'} element in the last hour: the customer's page
+            changed.
+          </Notice>
+        ) : null}
+        {attention.length > 0 ? (
+          <section aria-label="Steps that need attention">
+            <p className="pad muted">Steps that need attention:</p>
+            <ul className="attention-list">
+              {attention.map((h) => (
+                <li key={h.stepId}>
+                  <button type="button" className="link-btn" onClick={() => setSelected(h.stepId!)}>
+                    Step {h.order + 1}
+                  </button>{' '}
+                  <code>{h.targetSelector}</code>:{' '}
+                  {h.suggestedSelector ? `healed; suggested ${h.suggestedSelector}` : `${h.missing} missing`}
+                </li>
+              ))}
+            </ul>
+          </section>
+        ) : null}
         {order.steps.length === 0 ? (
           <p className="muted pad">No steps yet. {canEdit ? 'Add the first one.' : ''}</p>
         ) : (
@@ -49,6 +78,7 @@ export function StepsEditor({ flow, canEdit, onChange }: { flow: Flow; canEdit: 
             canEdit={canEdit}
             onSelect={setSelected}
             onMove={order.move}
+            healthOf={(id) => healthOf.get(id)}
           />
         )}
       </div>
@@ -58,8 +88,12 @@ export function StepsEditor({ flow, canEdit, onChange }: { flow: Flow; canEdit: 
           flowId={flow.id}
           step={current}
           canEdit={canEdit}
-          onChange={onChange}
+          onChange={() => {
+            onChange();
+            void health.refetch();
+          }}
           onDraft={setDraft}
+          health={healthOf.get(current.id)}
         />
       ) : (
         <div className="card pad muted">Select or add a step.</div>

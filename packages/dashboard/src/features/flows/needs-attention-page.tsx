@@ -1,0 +1,105 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import { api, must } from '../../app/api';
+import { useCan } from '../../app/session';
+import { Button, Crumb, DataTable, FormError, formatDate, Loading, Notice, Page } from '../../kit';
+import { HealthBadge } from './step-targeting';
+import type { TargetAttention } from './target-health';
+
+/**
+ * "Needs attention" (issue 40): every step and tooltip / beacon whose lookups mostly fail, in the
+ * last hour first, with the suggested selector to apply in one click.
+ */
+export default function NeedsAttentionPage() {
+  const client = useQueryClient();
+  const canEdit = useCan('EDITOR');
+  const list = useQuery({
+    queryKey: ['target-health', 'needs-attention'],
+    queryFn: async () => (await must(api.GET('/api/target-health/needs-attention'))).data,
+    refetchInterval: 60_000,
+  });
+  const apply = useMutation({
+    mutationFn: (e: TargetAttention) =>
+      e.itemKind === 'flow'
+        ? must(
+            api.POST('/api/flows/{id}/steps/{stepId}/apply-suggested-selector', {
+              params: { path: { id: e.itemId, stepId: e.stepId! } },
+              body: { suggestedSelector: e.suggestedSelector! },
+            }),
+          )
+        : must(
+            api.POST('/api/content/{type}/{id}/apply-suggested-selector', {
+              params: { path: { type: e.contentType as 'tooltips' | 'beacons', id: e.itemId } },
+              body: { suggestedSelector: e.suggestedSelector! },
+            }),
+          ),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['target-health'] }),
+  });
+  const rows = list.data ?? [];
+  const hour = rows.filter((e) => e.attention === 'hour');
+  return (
+    <Page
+      title={
+        <Crumb to="/flows" list="Flows">
+          Needs attention
+        </Crumb>
+      }
+      description="Steps whose element the SDK mostly fails to find on your pages (last hour, or 7 days)."
+    >
+      {list.isPending ? <Loading /> : null}
+      <FormError error={list.error ?? apply.error} />
+      {hour.length > 0 ? (
+        <Notice kind="error">
+          {hour.length === 1 ? 'One target is' : `${hour.length} targets are`} mostly failing in the last
+          hour.
+        </Notice>
+      ) : null}
+      {apply.isSuccess ? <Notice kind="success">Suggested selector applied.</Notice> : null}
+      {list.isSuccess ? (
+        <div className="card">
+          <DataTable<TargetAttention>
+            label="Targets that need attention"
+            rows={rows}
+            rowKey={(e) => e.stepId ?? e.itemId}
+            emptyRow="Every target is found. Nothing needs attention."
+            columns={[
+              {
+                name: 'Where',
+                cell: (e) =>
+                  e.itemKind === 'flow' ? (
+                    <Link to={`/flows/${e.itemId}`}>
+                      {e.itemName}, step {e.order + 1}
+                    </Link>
+                  ) : (
+                    <Link to={`/content/${e.contentType}/${e.itemId}`}>{e.itemName}</Link>
+                  ),
+              },
+              { name: 'Selector', cell: (e) => <code>{e.targetSelector}</code> },
+              { name: 'Health', cell: (e) => <HealthBadge health={e} /> },
+              { name: 'When', cell: (e) => (e.attention === 'hour' ? 'Last hour' : '7 days') },
+              { name: 'Missing', num: true, cell: (e) => e.missing + e.ambiguous },
+              { name: 'Found', num: true, cell: (e) => e.found + e.healed },
+              { name: 'Last seen', cell: (e) => (e.lastSeenAt ? formatDate(e.lastSeenAt) : '—') },
+              {
+                name: 'Suggested selector',
+                cell: (e) =>
+                  e.suggestedSelector ? (
+                    <>
+                      <code>{e.suggestedSelector}</code>{' '}
+                      {canEdit ? (
+                        <Button onClick={() => apply.mutate(e)} busy={apply.isPending}>
+                          Apply
+                        </Button>
+                      ) : null}
+                    </>
+                  ) : (
+                    <span className="muted">none: pick the element again</span>
+                  ),
+              },
+            ]}
+          />
+        </div>
+      ) : null}
+    </Page>
+  );
+}

@@ -1,0 +1,176 @@
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { renderPage } from '../../test/render';
+import { PickElement, StepTargetHealth } from './step-targeting';
+import {
+  afterPoll,
+  brokenInLastHour,
+  healthBadge,
+  type PickState,
+  pickUrl,
+  stepsNeedingAttention,
+  type TargetHealth,
+} from './target-health';
+
+const FLOW = '00000000-0000-4000-8000-00000000f001';
+const STEP = '00000000-0000-4000-8000-00000000a001';
+const none = { found: 0, healed: 0, missing: 0, ambiguous: 0 };
+const h = (over: Partial<TargetHealth> = {}): TargetHealth => ({
+  stepId: STEP,
+  order: 0,
+  targetSelector: '#save',
+  ...none,
+  suggestedSelector: null,
+  lastSeenAt: null,
+  status: 'unknown',
+  lastHour: none,
+  broken: false,
+  ...over,
+});
+
+describe('target health rules', () => {
+  it('badges a step by its 7 days, the last hour first', () => {
+    expect(healthBadge(undefined)).toBeNull();
+    expect(healthBadge(h())?.label).toBe('No data');
+    expect(healthBadge(h({ status: 'healthy', found: 5 }))).toMatchObject({ label: 'Healthy', tone: 'ok' });
+    expect(healthBadge(h({ status: 'warning', found: 5, healed: 2 }))).toMatchObject({
+      label: 'Healed',
+      tone: 'warn',
+    });
+    expect(healthBadge(h({ status: 'warning', found: 5, missing: 1 }))).toMatchObject({ label: 'Warning' });
+    expect(healthBadge(h({ status: 'broken', missing: 5 }))).toMatchObject({ label: 'Broken', tone: 'bad' });
+    expect(healthBadge(h({ status: 'healthy', found: 50, broken: true }))).toMatchObject({
+      label: 'Broken',
+      detail: expect.stringContaining('last hour'),
+    });
+  });
+
+  it('lists the steps needing attention in order, and those broken in the last hour', () => {
+    const list = [
+      h({ stepId: 'c', order: 2, status: 'broken', missing: 4 }),
+      h({ stepId: 'a', order: 0, status: 'healthy', found: 3 }),
+      h({ stepId: 'b', order: 1, status: 'warning', healed: 1, suggestedSelector: '#x' }),
+      h({ stepId: 'd', order: 3, broken: true }),
+    ];
+    expect(stepsNeedingAttention(list).map((x) => x.stepId)).toEqual(['b', 'c', 'd']);
+    expect(brokenInLastHour(list).map((x) => x.stepId)).toEqual(['d']);
+  });
+
+  it('builds the pick link from the site URL, replacing its fragment; refuses what is not http(s)', () => {
+    expect(pickUrl('https://app.acme.com/settings?tab=1#old', 'gpk_abc')).toBe(
+      'https://app.acme.com/settings?tab=1#guidance-pick=gpk_abc',
+    );
+    expect(pickUrl('  http://localhost:3000  ', 't')).toBe('http://localhost:3000/#guidance-pick=t');
+    expect(pickUrl('javascript:alert(1)', 't')).toBeNull();
+    expect(pickUrl('app.acme.com', 't')).toBeNull();
+  });
+
+  it('moves from waiting to picked or expired on a poll, and stays otherwise', () => {
+    const waiting: PickState = { state: 'waiting', id: 'p', url: 'u' };
+    const pending = { status: 'pending' as const, selector: null, fingerprint: null };
+    expect(afterPoll(waiting, pending)).toBe(waiting);
+    expect(afterPoll(waiting, { status: 'picked', selector: '#a', fingerprint: { v: 1 } })).toEqual({
+      state: 'picked',
+      selector: '#a',
+      fingerprint: { v: 1 },
+    });
+    expect(afterPoll(waiting, { ...pending, status: 'expired' })).toEqual({ state: 'expired' });
+    expect(afterPoll({ state: 'idle' }, { status: 'picked', selector: '#a', fingerprint: null })).toEqual({
+      state: 'idle',
+    });
+  });
+});
+
+describe('StepTargetHealth', () => {
+  it('applies the suggested selector in one click, sending the suggestion seen', async () => {
+    const onApplied = vi.fn();
+    const { calls } = renderPage(
+      <StepTargetHealth
+        flowId={FLOW}
+        health={h({ status: 'warning', healed: 3, suggestedSelector: 'button::-p-text("Save")' })}
+        canEdit
+        onApplied={onApplied}
+      />,
+      { api: { 'POST /api/flows/:id/steps/:stepId/apply-suggested-selector': () => ({ data: {} }) } },
+    );
+    expect(screen.getByText('button::-p-text("Save")')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Apply suggested selector' }));
+    await waitFor(() => expect(onApplied).toHaveBeenCalled());
+    expect(calls).toEqual([
+      expect.objectContaining({
+        method: 'POST',
+        path: `/api/flows/${FLOW}/steps/${STEP}/apply-suggested-selector`,
+        body: { suggestedSelector: 'button::-p-text("Save")' },
+      }),
+    ]);
+  });
+
+  it('offers nothing to apply to a viewer, or without a suggestion', () => {
+    renderPage(
+      <StepTargetHealth
+        flowId={FLOW}
+        health={h({ suggestedSelector: '#x' })}
+        canEdit={false}
+        onApplied={vi.fn()}
+      />,
+    );
+    expect(screen.queryByRole('button', { name: 'Apply suggested selector' })).toBeNull();
+  });
+});
+
+describe('PickElement', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+    localStorage.clear();
+  });
+
+  it('asks for the site URL, opens it with the token, polls, and fills the form when picked', async () => {
+    const open = vi.spyOn(window, 'open').mockReturnValue(null);
+    const onPicked = vi.fn();
+    let polls = 0;
+    const { calls, user } = renderPage(<PickElement flowId={FLOW} stepId={STEP} onPicked={onPicked} />, {
+      api: {
+        'POST /api/pick-tokens': () => ({
+          status: 201,
+          body: {
+            data: {
+              id: 'pick-1',
+              token: 'gpk_tok',
+              expiresAt: '2030-01-01T00:00:00Z',
+              itemKind: 'flow',
+              itemId: FLOW,
+              stepId: STEP,
+            },
+          },
+        }),
+        'GET /api/pick-tokens/:id': () =>
+          ++polls < 2
+            ? { data: { status: 'pending', selector: null, fingerprint: null } }
+            : { data: { status: 'picked', selector: '#save', fingerprint: { v: 1, tag: 'button' } } },
+      },
+    });
+    await user.click(screen.getByRole('button', { name: 'Pick element' }));
+    const url = await screen.findByRole('textbox', { name: 'Page URL' });
+    await user.click(screen.getByRole('button', { name: 'Open and pick' }));
+    expect(await screen.findByText(/Enter the http\(s\) address/)).toBeTruthy();
+    await user.type(url, 'https://app.acme.com/settings');
+    await user.click(screen.getByRole('button', { name: 'Open and pick' }));
+    await waitFor(() =>
+      expect(open).toHaveBeenCalledWith(
+        'https://app.acme.com/settings#guidance-pick=gpk_tok',
+        '_blank',
+        'noopener',
+      ),
+    );
+    expect(calls[0]).toMatchObject({
+      path: '/api/pick-tokens',
+      body: { itemKind: 'flow', itemId: FLOW, stepId: STEP },
+    });
+    expect(screen.getByText(/Waiting for your pick/)).toBeTruthy();
+    await waitFor(() => expect(onPicked).toHaveBeenCalledWith('#save', { v: 1, tag: 'button' }), {
+      timeout: 5_000,
+    });
+    expect(screen.getByText(/Picked: the selector is filled in/)).toBeTruthy();
+    expect(localStorage.getItem('guidance:pick-site')).toBe('https://app.acme.com/settings');
+  });
+});
