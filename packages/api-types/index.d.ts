@@ -815,6 +815,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/delivery-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's delivery policy (defaults hold nothing back)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getDeliveryPolicy"];
+        /**
+         * Replace the delivery policy: frequency caps, cooldown, afterDismissDays (audited)
+         * @description Caps count the distinct auto-started items of a scope a user was served in a rolling window (or this session); manual items and items with bypassCaps are never held back. docs/delivery-policy.md.
+         *
+         *     Needs the ADMIN role or higher.
+         */
+        put: operations["putDeliveryPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/analytics/overview": {
         parameters: {
             query?: never;
@@ -2609,6 +2635,10 @@ export interface components {
             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
             audienceId: string | null;
             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+            /** @description delivery priority: higher first (default 0) */
+            priority: number;
+            /** @description never held back by the tenant's delivery policy */
+            bypassCaps: boolean;
             publishedAt: string | null;
             archivedAt: string | null;
             /** Format: date-time */
@@ -2652,6 +2682,10 @@ export interface components {
             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
             audienceId: string | null;
             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+            /** @description delivery priority: higher first (default 0) */
+            priority: number;
+            /** @description never held back by the tenant's delivery policy */
+            bypassCaps: boolean;
             publishedAt: string | null;
             archivedAt: string | null;
             /** Format: date-time */
@@ -2667,6 +2701,18 @@ export interface components {
             targetUrl: string | null;
             /** @enum {string} */
             animation: "none" | "subtle" | "full";
+        };
+        DeliveryPolicy: {
+            caps: {
+                scope: string;
+                max: number;
+                /** @enum {string} */
+                per: "session" | "hour" | "day" | "week";
+            }[];
+            cooldownSeconds: number;
+            afterDismissDays: number | null;
+            /** @description null while the tenant has the defaults */
+            updatedAt: string | null;
         };
         /** @description The error envelope of every 4xx and 5xx answer */
         Error: {
@@ -2740,6 +2786,10 @@ export interface components {
             } | null;
             scheduledAt: string | null;
             expiresAt: string | null;
+            /** @description delivery priority: higher first (default 0) */
+            priority: number;
+            /** @description never held back by the tenant's delivery policy */
+            bypassCaps: boolean;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -3035,6 +3085,13 @@ export interface components {
                 contentType: string;
                 contentId: string;
             }[];
+            /** @description only with `debug: true`: the items held back and why (reason codes, docs/delivery-policy.md) */
+            decisions?: {
+                /** @enum {string} */
+                kind: "flow" | "content";
+                id: string;
+                reason: string;
+            }[];
         };
         SelfHelpRecord: {
             /** Format: uuid */
@@ -3050,6 +3107,10 @@ export interface components {
             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
             audienceId: string | null;
             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+            /** @description delivery priority: higher first (default 0) */
+            priority: number;
+            /** @description never held back by the tenant's delivery policy */
+            bypassCaps: boolean;
             publishedAt: string | null;
             archivedAt: string | null;
             /** Format: date-time */
@@ -3077,6 +3138,10 @@ export interface components {
             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
             audienceId: string | null;
             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+            /** @description delivery priority: higher first (default 0) */
+            priority: number;
+            /** @description never held back by the tenant's delivery policy */
+            bypassCaps: boolean;
             publishedAt: string | null;
             archivedAt: string | null;
             /** Format: date-time */
@@ -3109,6 +3174,10 @@ export interface components {
             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
             audienceId: string | null;
             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+            /** @description delivery priority: higher first (default 0) */
+            priority: number;
+            /** @description never held back by the tenant's delivery policy */
+            bypassCaps: boolean;
             publishedAt: string | null;
             archivedAt: string | null;
             /** Format: date-time */
@@ -3140,6 +3209,10 @@ export interface components {
             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
             audienceId: string | null;
             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+            /** @description delivery priority: higher first (default 0) */
+            priority: number;
+            /** @description never held back by the tenant's delivery policy */
+            bypassCaps: boolean;
             publishedAt: string | null;
             archivedAt: string | null;
             /** Format: date-time */
@@ -3307,6 +3380,7 @@ export interface components {
 export type SchemaAnnouncementRecord = components['schemas']['AnnouncementRecord'];
 export type SchemaAuthProviders = components['schemas']['AuthProviders'];
 export type SchemaBeaconRecord = components['schemas']['BeaconRecord'];
+export type SchemaDeliveryPolicy = components['schemas']['DeliveryPolicy'];
 export type SchemaError = components['schemas']['Error'];
 export type SchemaExperiment = components['schemas']['Experiment'];
 export type SchemaFlow = components['schemas']['Flow'];
@@ -5795,6 +5869,91 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    getDeliveryPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeliveryPolicy"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    putDeliveryPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default [] */
+                    caps?: {
+                        /**
+                         * @description all, flows, a content type (announcements, surveys, …, nps-surveys) or modal-like
+                         * @enum {string}
+                         */
+                        scope: "all" | "flows" | "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help" | "nps-surveys" | "modal-like";
+                        /** @description at most this many distinct items in the window (≥ 1) */
+                        max: number;
+                        /**
+                         * @description session (this session), or a rolling hour, day or week
+                         * @enum {string}
+                         */
+                        per: "session" | "hour" | "day" | "week";
+                    }[];
+                    /**
+                     * @description seconds between two auto-started items for one user (0: none)
+                     * @default 0
+                     */
+                    cooldownSeconds?: number;
+                    /**
+                     * @description days a dismissed item stays away; null: the tenant's frequency settings decide
+                     * @default null
+                     */
+                    afterDismissDays?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeliveryPolicy"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     getAnalyticsOverview: {
         parameters: {
             query?: {
@@ -6025,6 +6184,10 @@ export interface operations {
                             } | null;
                             scheduledAt: string | null;
                             expiresAt: string | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -6103,6 +6266,10 @@ export interface operations {
                     audienceId?: string | null;
                     scheduledAt?: string | null;
                     expiresAt?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown) */
+                    bypassCaps?: boolean;
                 };
             };
         };
@@ -6250,6 +6417,10 @@ export interface operations {
                     audienceId?: string | null;
                     scheduledAt?: string | null;
                     expiresAt?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown) */
+                    bypassCaps?: boolean;
                     /**
                      * @description Only restores an ARCHIVED flow as DRAFT or PUBLISHED; other changes are 409
                      * @enum {string}
@@ -6632,6 +6803,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
+                            priority: number;
+                            bypassCaps: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -6668,6 +6841,10 @@ export interface operations {
                     siteId: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     triggerConfig?: ({
                         /** @enum {string} */
                         type: "exit_intent";
@@ -6749,6 +6926,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -6811,6 +6992,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -6873,6 +7058,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -6917,6 +7106,10 @@ export interface operations {
                     siteId?: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     triggerConfig?: ({
                         /** @enum {string} */
                         type: "exit_intent";
@@ -6998,6 +7191,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7061,6 +7258,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7124,6 +7325,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7187,6 +7392,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7253,6 +7462,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
+                            priority: number;
+                            bypassCaps: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -7289,6 +7500,10 @@ export interface operations {
                     siteId: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     triggerConfig?: ({
                         /** @enum {string} */
                         type: "exit_intent";
@@ -7368,6 +7583,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7430,6 +7649,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7492,6 +7715,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7536,6 +7763,10 @@ export interface operations {
                     siteId?: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     triggerConfig?: ({
                         /** @enum {string} */
                         type: "exit_intent";
@@ -7615,6 +7846,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7678,6 +7913,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7741,6 +7980,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7804,6 +8047,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7870,6 +8117,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
+                            priority: number;
+                            bypassCaps: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -7906,6 +8155,10 @@ export interface operations {
                     siteId: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     description?: string | null;
                     items: ({
                         title: string;
@@ -7978,6 +8231,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8041,6 +8298,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8104,6 +8365,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8149,6 +8414,10 @@ export interface operations {
                     siteId?: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     description?: string | null;
                     items?: ({
                         title: string;
@@ -8221,6 +8490,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8285,6 +8558,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8349,6 +8626,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8413,6 +8694,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8480,6 +8765,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
+                            priority: number;
+                            bypassCaps: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -8516,6 +8803,10 @@ export interface operations {
                     siteId: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     triggerConfig?: ({
                         /** @enum {string} */
                         type: "exit_intent";
@@ -8600,6 +8891,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8664,6 +8959,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8728,6 +9027,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8774,6 +9077,10 @@ export interface operations {
                     siteId?: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     triggerConfig?: ({
                         /** @enum {string} */
                         type: "exit_intent";
@@ -8858,6 +9165,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8923,6 +9234,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8988,6 +9303,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9053,6 +9372,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9121,6 +9444,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
+                            priority: number;
+                            bypassCaps: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -9157,6 +9482,10 @@ export interface operations {
                     siteId: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     triggerConfig?: ({
                         /** @enum {string} */
                         type: "exit_intent";
@@ -9237,6 +9566,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9300,6 +9633,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9363,6 +9700,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9408,6 +9749,10 @@ export interface operations {
                     siteId?: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     triggerConfig?: ({
                         /** @enum {string} */
                         type: "exit_intent";
@@ -9488,6 +9833,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9552,6 +9901,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9616,6 +9969,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9680,6 +10037,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9747,6 +10108,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
+                            priority: number;
+                            bypassCaps: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -9783,6 +10146,10 @@ export interface operations {
                     siteId: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     /** @description widget settings, e.g. { position } */
                     config?: {
                         [key: string]: unknown;
@@ -9818,6 +10185,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9877,6 +10248,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9936,6 +10311,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9977,6 +10356,10 @@ export interface operations {
                     siteId?: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     /** @description widget settings, e.g. { position } */
                     config?: {
                         [key: string]: unknown;
@@ -10012,6 +10395,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -10072,6 +10459,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -10132,6 +10523,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -10192,6 +10587,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -13168,6 +13567,8 @@ export interface operations {
                         type?: string;
                         browser?: string;
                     };
+                    /** @description the SDK's debug mode: the answer lists each held-back item's reason code (`decisions`) */
+                    debug?: boolean;
                 };
             };
         };

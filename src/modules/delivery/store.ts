@@ -1,11 +1,13 @@
-import { eq, type SQL, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { DatabaseHandle, Executor } from '../../db/client.js';
 import { jsonValue } from '../../db/raw.js';
 import {
   endUserItemStates,
+  endUserServes,
   endUsers,
   locales,
+  tenantDeliveryPolicies,
   tenantDeliveryVersions,
   tenants,
 } from '../../db/schema/index.js';
@@ -29,6 +31,8 @@ export async function readSnapshotHead(tx: Executor, tenantId: string) {
       version: sql<number>`coalesce((select ${tenantDeliveryVersions.version} from ${tenantDeliveryVersions}
         where ${tenantDeliveryVersions.tenantId} = ${tenants.id}), 0)::float8`.mapWith(Number),
       settings: tenants.settings,
+      policy: sql<unknown>`(select ${tenantDeliveryPolicies.policy} from ${tenantDeliveryPolicies}
+        where ${tenantDeliveryPolicies.tenantId} = ${tenants.id})`,
     })
     .from(tenants)
     .where(eq(tenants.id, tenantId));
@@ -221,3 +225,122 @@ export function sessionLookupStatements(contributors: readonly StateContributor[
   };
 }
 export type SessionLookupStatements = ReturnType<typeof sessionLookupStatements>;
+
+// ---- the delivery policy and the serve ledger ---------------------------------------------------
+
+export async function readDeliveryPolicy(exec: Executor, tenantId: string) {
+  const [row] = await exec
+    .select({ policy: tenantDeliveryPolicies.policy, updatedAt: tenantDeliveryPolicies.updatedAt })
+    .from(tenantDeliveryPolicies)
+    .where(eq(tenantDeliveryPolicies.tenantId, tenantId));
+  return row ?? null;
+}
+
+/** Upserts the tenant's policy row (the caller's transaction; the trigger bumps the delivery version). */
+export async function writeDeliveryPolicy(
+  exec: Executor,
+  tenantId: string,
+  policy: Record<string, unknown>,
+  at: Date,
+): Promise<void> {
+  await exec
+    .insert(tenantDeliveryPolicies)
+    .values({ tenantId, policy, updatedAt: at })
+    .onConflictDoUpdate({ target: tenantDeliveryPolicies.tenantId, set: { policy, updatedAt: at } });
+}
+
+/**
+ * Locks the end users' rows (FOR UPDATE, in id order: no deadlock between two batches): the
+ * sessions of one user that apply the policy run one after the other from here to commit.
+ */
+export async function lockEndUsers(exec: Executor, tenantIds: string[], endUserIds: string[]): Promise<void> {
+  const ids = [...new Set(endUserIds)].sort();
+  await exec.execute(
+    sql`select ${endUsers.id} from ${endUsers} where ${endUsers.id} = any(${sql.param(ids)}::uuid[])
+      and ${endUsers.tenantId} = any(${sql.param([...new Set(tenantIds)])}::uuid[])
+      order by ${endUsers.id} for update`,
+  );
+}
+
+export interface ServedRow {
+  endUserId: string;
+  itemId: string;
+  scopes: string[];
+  lastAt: Date;
+}
+
+/** The ledger rows of these end users last served after `since`. */
+export async function readServes(
+  exec: Executor,
+  tenantId: string,
+  endUserIds: string[],
+  since: Date,
+): Promise<ServedRow[]> {
+  return exec
+    .select({
+      endUserId: endUserServes.endUserId,
+      itemId: endUserServes.itemId,
+      scopes: endUserServes.scopes,
+      lastAt: endUserServes.lastAt,
+    })
+    .from(endUserServes)
+    .where(
+      and(
+        eq(endUserServes.tenantId, tenantId),
+        inArray(endUserServes.endUserId, endUserIds),
+        gt(endUserServes.lastAt, since),
+      ),
+    );
+}
+
+/** When these end users dismissed items (for `afterDismissDays`). */
+export async function readDismissals(exec: Executor, tenantId: string, endUserIds: string[]) {
+  return exec
+    .select({
+      endUserId: endUserItemStates.endUserId,
+      itemId: endUserItemStates.itemId,
+      dismissedAt: endUserItemStates.dismissedAt,
+    })
+    .from(endUserItemStates)
+    .where(
+      and(
+        eq(endUserItemStates.tenantId, tenantId),
+        inArray(endUserItemStates.endUserId, endUserIds),
+        isNotNull(endUserItemStates.dismissedAt),
+      ),
+    );
+}
+
+/** Records serves (last_at moves forward only). */
+export async function recordServes(
+  exec: Executor,
+  rows: { tenantId: string; endUserId: string; itemId: string; scopes: string[]; at: Date }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  // One row per key in one statement (ON CONFLICT may not touch a row twice).
+  const byKey = new Map<string, (typeof rows)[number]>();
+  for (const r of rows) {
+    const key = `${r.tenantId}:${r.endUserId}:${r.itemId}`;
+    const seen = byKey.get(key);
+    if (!seen || seen.at < r.at) byKey.set(key, r);
+  }
+  await exec
+    .insert(endUserServes)
+    .values(
+      [...byKey.values()].map((r) => ({
+        tenantId: r.tenantId,
+        endUserId: r.endUserId,
+        itemId: r.itemId,
+        scopes: r.scopes,
+        firstAt: r.at,
+        lastAt: r.at,
+      })),
+    )
+    .onConflictDoUpdate({
+      target: [endUserServes.tenantId, endUserServes.endUserId, endUserServes.itemId],
+      set: {
+        scopes: sql`excluded.scopes`,
+        lastAt: sql`greatest(${endUserServes.lastAt}, excluded.last_at)`,
+      },
+    });
+}

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { API_KEY } from '../../platform/auth/guard.js';
 import { emptyResponse, errors, JSON_UTF8 } from '../../platform/http/schemas.js';
 import { etagMatches } from '../../platform/http/static-assets.js';
-import { createDeliveryCache, createSessionLookup } from '../delivery/index.js';
+import { createDeliveryCache, createServeLedger, createSessionLookup } from '../delivery/index.js';
 import { identifyEndUser } from '../end-users/index.js';
 import { serverEvent } from '../events/index.js';
 import { createBodyBuffers } from './body-buffers.js';
@@ -51,6 +51,7 @@ export const sdkRoutes: FastifyPluginAsyncZod = async (app) => {
     contributors: choosing,
     rememberers: rememberersOf(deps.database, choosing),
     bodies: createBodyBuffers(),
+    serves: createServeLedger(deps.database),
   };
 
   app.get(

@@ -4,6 +4,7 @@ import {
   type ContributorChoice,
   candidatesOf,
   chooseSession,
+  type ItemDecision,
   type ItemFilter,
   type Servable,
 } from './choose-session.js';
@@ -26,7 +27,15 @@ const servable: fc.Arbitrary<Servable> = fc
     ),
     onDemand: fc.boolean(),
   })
-  .map((s) => ({ ...s, urlBound: s.contains.length > 0 || s.rule !== null }));
+  .map((s) => ({
+    ...s,
+    urlBound: s.contains.length > 0 || s.rule !== null,
+    priority: 0,
+    publishedAt: 0,
+    bypassCaps: false,
+    autoStart: true,
+    scopes: ['all'],
+  }));
 
 const choice: fc.Arbitrary<ContributorChoice> = fc.record(
   {
@@ -59,9 +68,22 @@ describe('chooseSession with candidates', () => {
             inAudience,
           };
           const shared = candidatesOf(items, url, inAudience);
-          expect(chooseSession(items, filter, choices, shared)).toEqual(
-            chooseSession(items, filter, choices),
-          );
+          const plain = chooseSession(items, filter, choices);
+          expect(chooseSession(items, filter, choices, shared)).toEqual(plain);
+          // The explanation is the same choice, with a reason for exactly the items left out.
+          const explain: ItemDecision[] = [];
+          expect(chooseSession(items, filter, choices, shared, undefined, explain)).toEqual(plain);
+          expect(explain).toHaveLength(flows.length + content.length);
+          for (const d of explain) {
+            const chosen = (d.kind === 'flow' ? plain.flows : plain.content).includes(d.index);
+            expect(d.reason === null).toBe(chosen);
+          }
+          // A policy that holds nothing back changes nothing.
+          const neutral = chooseSession(items, filter, choices, shared, {
+            policy: { caps: [], cooldownSeconds: 0, afterDismissDays: null },
+            history: { served: [], dismissedAt: new Map() },
+          });
+          expect({ ...neutral, counted: undefined }).toEqual({ ...plain, counted: undefined });
         },
       ),
       { numRuns: 2000 },
