@@ -2600,6 +2600,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/end-users/{id}/delivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why didn't it show? What a session of this end user on this url is served, and why not the rest
+         * @description Every flow, content item and NPS survey of the tenant, SHOWN or SUPPRESSED with one reason code (docs/delivery-policy.md). Computed by the same decision function as POST /api/sdk/session, without writing anything.
+         *
+         *     Needs the VIEWER role or higher.
+         */
+        get: operations["getEndUserDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sdk/session": {
         parameters: {
             query?: never;
@@ -2701,6 +2723,23 @@ export interface components {
             targetUrl: string | null;
             /** @enum {string} */
             animation: "none" | "subtle" | "full";
+        };
+        DeliveryExplanation: {
+            url: string | null;
+            endUserId: string;
+            items: {
+                /** @enum {string} */
+                kind: "flow" | "content";
+                /** @description the content type slug (nps-surveys for NPS); null for flows */
+                contentType: string | null;
+                id: string;
+                name: string;
+                /** @enum {string} */
+                decision: "SHOWN" | "SUPPRESSED";
+                /** @description null when SHOWN; docs/delivery-policy.md lists the codes */
+                reason: ("NOT_PUBLISHED" | "SCHEDULED" | "EXPIRED" | "URL_MISMATCH" | "AUDIENCE_MISMATCH" | "ALREADY_COMPLETED" | "DISMISSED" | "CAPPED" | "COOLDOWN" | "LOWER_PRIORITY" | "EXPERIMENT_HOLDOUT" | "JOURNEY_NOT_AT_STEP" | "LOCALE_MISSING" | "PLAN_LIMIT") | null;
+                detail: string | null;
+            }[];
         };
         DeliveryPolicy: {
             caps: {
@@ -3380,6 +3419,7 @@ export interface components {
 export type SchemaAnnouncementRecord = components['schemas']['AnnouncementRecord'];
 export type SchemaAuthProviders = components['schemas']['AuthProviders'];
 export type SchemaBeaconRecord = components['schemas']['BeaconRecord'];
+export type SchemaDeliveryExplanation = components['schemas']['DeliveryExplanation'];
 export type SchemaDeliveryPolicy = components['schemas']['DeliveryPolicy'];
 export type SchemaError = components['schemas']['Error'];
 export type SchemaExperiment = components['schemas']['Experiment'];
@@ -13543,6 +13583,40 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getEndUserDelivery: {
+        parameters: {
+            query?: {
+                /** @description the page url to explain (items bound to urls need it) */
+                url?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the end user's service id, or its userId (external id) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeliveryExplanation"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };

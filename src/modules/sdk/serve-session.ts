@@ -22,6 +22,7 @@ import {
   candidatesOf,
   chooseSession,
   EMPTY_HISTORY,
+  firstFailingRule,
   type SessionFacts,
 } from '../delivery/index.js';
 import type { StoredEvent } from '../events/index.js';
@@ -316,4 +317,80 @@ async function underPolicy(
     if ((free.counted?.length ?? 0) === 0) return free;
   }
   return env.serves.serve({ tenantId: snapshot.tenantId, endUserId, nowMs, policy, decide });
+}
+
+/** One item of the explanation, before names and items outside the snapshot are added. */
+export interface ExplainedItem {
+  kind: 'flow' | 'content';
+  id: string;
+  reason: ItemDecision['reason'];
+  detail: string | null;
+  record: Record<string, unknown>;
+}
+
+/**
+ * "Why didn't it show?": what a session of this end user on `url` would be served now, with
+ * each item's reason, decided by the same `chooseSession` as `serveSession` on the same
+ * snapshot, contributor choices and policy history, without writing anything (first decisions
+ * of contributors are not remembered, nothing is recorded in the ledger).
+ */
+export async function explainSession(
+  env: SessionEnv,
+  tenantId: string,
+  who: { externalId: string | null; anonymousId: string | null },
+  url: string | undefined,
+): Promise<ExplainedItem[]> {
+  const nowMs = env.clock();
+  const user = await env.lookup({
+    tenantId,
+    userId: who.externalId ?? undefined,
+    anonymousId: who.externalId ? undefined : (who.anonymousId ?? undefined),
+    now: new Date(nowMs),
+  });
+  const snapshot = await env.cache.snapshot(tenantId, user.version);
+  const known = user.endUserId === null ? null : user;
+  const input: SessionInput = { userId: who.externalId ?? undefined, url };
+  const rules = ruleContextOf(known, input);
+  const inAudience = audienceMatcher(snapshot.audiences, rules, new Map());
+  const facts: SessionFacts = {
+    tenantId,
+    sessionId: newId(),
+    endUserId: user.endUserId,
+    userId: user.externalId ?? null,
+    anonymousId: who.anonymousId,
+    url,
+    locale: undefined,
+    rules,
+    nowMs,
+    inAudience,
+  };
+  const choices = choosers(env, snapshot, user).map((choose) => choose(facts));
+  const filter = { frequency: snapshot.frequency, user: known, url, nowMs, inAudience };
+  const policy =
+    snapshot.policy === null
+      ? undefined
+      : {
+          policy: snapshot.policy,
+          history:
+            user.endUserId === null
+              ? EMPTY_HISTORY
+              : await env.serves.history(tenantId, user.endUserId, nowMs, snapshot.policy),
+        };
+  const explain: ItemDecision[] = [];
+  chooseSession(snapshot, filter, choices, undefined, policy, explain);
+  return explain.map((d) => {
+    const item = (d.kind === 'flow' ? snapshot.items.flows : snapshot.items.content)[d.index]!;
+    let detail = d.detail;
+    if (d.reason === 'AUDIENCE_MISMATCH' && item.servable.audienceId) {
+      const tree = snapshot.audiences.get(item.servable.audienceId);
+      detail = tree
+        ? `audience ${item.servable.audienceId}: ${firstFailingRule(tree, rules) ?? 'no match'}`
+        : `audience ${item.servable.audienceId} no longer exists`;
+    } else if (d.reason === 'EXPIRED' && item.servable.expiresAt !== null) {
+      detail = `expired at ${new Date(item.servable.expiresAt).toISOString()}`;
+    } else if (d.reason === 'URL_MISMATCH') {
+      detail = url === undefined ? 'no url given' : 'the url does not match its trigger or target url';
+    }
+    return { kind: d.kind, id: d.id, reason: d.reason, detail, record: item.record };
+  });
 }

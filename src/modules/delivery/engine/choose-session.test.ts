@@ -90,3 +90,79 @@ describe('chooseSession with candidates', () => {
     );
   });
 });
+
+describe('chooseSession explanations', () => {
+  const base = (id: string, over: Partial<Servable> = {}): Servable => ({
+    id,
+    audienceId: null,
+    expiresAt: null,
+    contains: [],
+    rule: null,
+    urlBound: false,
+    onDemand: false,
+    priority: 0,
+    publishedAt: 0,
+    bypassCaps: false,
+    autoStart: true,
+    scopes: ['all', 'flows'],
+    ...over,
+  });
+  const filter: ItemFilter = {
+    frequency: { repeatCompleted: false, repeatDismissed: false },
+    user: null,
+    url: 'https://x.test/a',
+    nowMs: 10,
+    inAudience: () => true,
+  };
+
+  it('names an experiment holdout and journey content that is not due', () => {
+    const flows = [
+      base('variant-b'),
+      base('journey-step', { onDemand: true }),
+      base('due', { onDemand: true }),
+    ];
+    const explain: ItemDecision[] = [];
+    const choice = chooseSession(
+      { flows, content: [] },
+      filter,
+      [{ withhold: ['variant-b'] }, { include: ['due'] }],
+      undefined,
+      undefined,
+      explain,
+    );
+    expect(choice.flows).toEqual([2]);
+    expect(explain.map((d) => [d.id, d.reason])).toEqual([
+      ['variant-b', 'EXPERIMENT_HOLDOUT'],
+      ['journey-step', 'JOURNEY_NOT_AT_STEP'],
+      ['due', null],
+    ]);
+  });
+
+  it('drops the journey entry of journey content the policy holds back', () => {
+    const flows = [base('a', { priority: 1 }), base('j', { onDemand: true })];
+    const choice = chooseSession(
+      { flows, content: [] },
+      filter,
+      [
+        {
+          include: ['j'],
+          journeys: [
+            { journeyId: 'J', enrollmentId: 'E', nodeId: 'N', visit: 1, contentType: 'flow', contentId: 'j' },
+          ],
+        },
+      ],
+      undefined,
+      {
+        policy: {
+          caps: [{ scope: 'flows', max: 1, per: 'session' }],
+          cooldownSeconds: 0,
+          afterDismissDays: null,
+        },
+        history: { served: [], dismissedAt: new Map() },
+      },
+    );
+    expect(choice.flows).toEqual([0]);
+    expect(choice.journeys).toEqual([]);
+    expect(choice.counted).toEqual([{ id: 'a', scopes: ['all', 'flows'] }]);
+  });
+});
