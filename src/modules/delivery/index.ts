@@ -1,4 +1,5 @@
 import type { ModuleManifest } from '../../deps.js';
+import { deliveryExposuresEffect } from './exposures-effect.js';
 import { deliveryPolicyRoutes } from './policy-routes.js';
 
 /**
@@ -14,6 +15,7 @@ export const deliveryModule: ModuleManifest = {
   name: 'delivery',
   routes: deliveryPolicyRoutes,
   tags: [{ name: 'delivery', description: 'What users see: the delivery policy (priority, caps, cooldown)' }],
+  effects: [deliveryExposuresEffect],
 };
 
 export type { DeliveryCache, LocaleView, SessionCandidates, Snapshot } from './cache.js';

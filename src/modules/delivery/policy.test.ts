@@ -290,6 +290,34 @@ describe('POST /api/sdk/session under a delivery policy', () => {
     }
   });
 
+  it('counts exposures the SDK reports (a flow started by hand) against the caps', async () => {
+    const { tenant, session, policy, sdk } = await setup();
+    const manual = await publishedFlow(t, tenant, {
+      name: 'Manual',
+      trigger: { type: 'MANUAL', config: {} },
+    });
+    const auto = await publishedFlow(t, tenant, { name: 'Auto' });
+    await policy({ caps: [{ scope: 'flows', max: 1, per: 'day' }] });
+    await session({ userId: 'u-5', url: 'https://x.test/' }); // the end user exists; nothing counted yet
+    expect(await servesOf(tenant.tenantId)).toHaveLength(1); // `auto`, served to start by itself
+    const other = await createTenant(t);
+    const otherSdk = sdkCall(t, await apiKeyOf(t, other));
+    await sdk('POST', '/api/sdk/events', {
+      events: [{ type: 'FLOW_STARTED', userId: 'u-6', properties: { flowId: manual } }],
+    });
+    await otherSdk('POST', '/api/sdk/events', {
+      events: [{ type: 'FLOW_STARTED', userId: 'u-6', properties: { flowId: manual } }],
+    });
+    await processAll();
+    const rows = await servesOf(tenant.tenantId);
+    expect(rows.find((r) => r.itemId === manual)).toMatchObject({ scopes: ['all', 'flows', 'modal-like'] });
+    expect(await servesOf(other.tenantId)).toEqual([]); // no policy, no ledger
+    // u-6 started `manual` by hand: the day's one flow is taken
+    const s = await session({ userId: 'u-6', debug: true });
+    expect(s.flows).toEqual([manual]);
+    expect(s.data.decisions).toEqual([{ kind: 'flow', id: auto, reason: 'CAPPED' }]);
+  });
+
   it('two concurrent sessions of one user on two instances cannot both take the last slot', async () => {
     const { tenant, policy } = await setup();
     const key = await apiKeyOf(t, tenant);

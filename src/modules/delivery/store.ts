@@ -344,3 +344,54 @@ export async function recordServes(
       },
     });
 }
+
+/**
+ * Exposures reported by the SDK (FLOW_STARTED, CONTENT_RENDERED) count like serves: one
+ * statement per chunk that has any, for tenants with a policy only (the join), end users by the
+ * resolution rule (`end_user_of`), items that exist, with their cap scopes as the engine names
+ * them (engine/policy.ts; items.ts `withPolicyFields`). A row served before keeps its scopes.
+ */
+const RECORD_EXPOSURES = fixedStatement<
+  Record<string, never>,
+  { tenantIds: string[]; exts: (string | null)[]; anons: (string | null)[]; itemIds: string[]; ats: string[] }
+>(sql`insert into ${endUserServes} ${columnList([
+  endUserServes.tenantId,
+  endUserServes.endUserId,
+  endUserServes.itemId,
+  endUserServes.scopes,
+  endUserServes.firstAt,
+  endUserServes.lastAt,
+])}
+  select x.tenant_id, u.id, x.item_id, s.scopes, max(x.at), max(x.at)
+  from unnest(${sql.placeholder('tenantIds')}::uuid[], ${sql.placeholder('exts')}::text[], ${sql.placeholder('anons')}::text[],
+              ${sql.placeholder('itemIds')}::uuid[], ${sql.placeholder('ats')}::timestamptz[]) as x (tenant_id, ext, anon, item_id, at)
+  join ${tenantDeliveryPolicies} p on p.tenant_id = x.tenant_id
+  cross join lateral end_user_of(x.tenant_id, x.ext, x.anon) u
+  cross join lateral (
+    select array['all', 'flows'] || case when exists (select 1 from flow_steps fs where fs.flow_id = f.id
+             and fs.type in ('MODAL', 'VIDEO', 'FORM')) then array['modal-like'] else array[]::text[] end as scopes
+      from flows f where f.id = x.item_id and f.tenant_id = x.tenant_id
+    union all
+    select array['all', c.type] || case when c.type = 'announcements' and c.body->>'type' = 'MODAL'
+             then array['modal-like'] else array[]::text[] end
+      from content_items c where c.id = x.item_id and c.tenant_id = x.tenant_id
+    union all
+    select array['all', 'nps-surveys'] from nps_surveys n where n.id = x.item_id and n.tenant_id = x.tenant_id
+  ) s
+  group by x.tenant_id, u.id, x.item_id, s.scopes
+  on conflict (tenant_id, end_user_id, item_id) do update
+    set last_at = greatest(${endUserServes.lastAt}, excluded.last_at)`);
+
+export async function recordExposures(
+  exec: Executor,
+  rows: { tenantId: string; ext: string | null; anon: string | null; itemId: string; at: string }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await runStatement(exec, RECORD_EXPOSURES, {
+    tenantIds: rows.map((r) => r.tenantId),
+    exts: rows.map((r) => r.ext),
+    anons: rows.map((r) => r.anon),
+    itemIds: rows.map((r) => r.itemId),
+    ats: rows.map((r) => r.at),
+  });
+}
