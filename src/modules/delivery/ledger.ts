@@ -17,6 +17,23 @@ import { lockEndUsers, readDismissals, readServes, recordServes } from './store.
  * ones' serves.
  */
 
+/**
+ * A re-serve of an item the ledger holds as served this recently is not written again: caps and
+ * the cooldown see each item's last serve with this precision (docs/delivery-policy.md).
+ */
+export const REFRESH_MS = 60_000;
+
+/** Whether every item the choice counts was served within `REFRESH_MS` already (nothing to take or write). */
+function takesNothingNew(choice: SessionChoice, history: PolicyHistory, nowMs: number): boolean {
+  for (const c of choice.counted ?? []) {
+    const seen = history.served.find((s) => s.itemId === c.id);
+    if (!seen || nowMs - seen.at >= REFRESH_MS) return false;
+  }
+  return true;
+}
+
+type PeekEntry = Pick<ServeEntry, 'tenantId' | 'endUserId' | 'nowMs' | 'policy'>;
+
 export interface ServeEntry {
   tenantId: string;
   endUserId: string;
@@ -105,9 +122,41 @@ export function createServeLedger(database: DatabaseHandle) {
 
   const batcher = createBatcher<ServeEntry, SessionChoice>({ maxBatch: 200, run });
 
+  /** Concurrent sessions' unlocked history reads, one statement per tenant of a batch. */
+  const peeker = createBatcher<PeekEntry, PolicyHistory>({
+    maxBatch: 500,
+    run: async (entries) => {
+      const byTenant = new Map<string, PeekEntry[]>();
+      for (const e of entries) {
+        const list = byTenant.get(e.tenantId);
+        if (list) list.push(e);
+        else byTenant.set(e.tenantId, [e]);
+      }
+      const found = new Map<string, PolicyHistory>();
+      for (const [tenantId, list] of byTenant) {
+        const last = list[list.length - 1]!;
+        const nowMs = Math.max(...list.map((e) => e.nowMs));
+        const ids = [...new Set(list.map((e) => e.endUserId))];
+        for (const [id, h] of await readHistories(database.db, tenantId, ids, nowMs, last.policy))
+          found.set(`${tenantId}:${id}`, h);
+      }
+      return entries.map((e) => found.get(`${e.tenantId}:${e.endUserId}`)!);
+    },
+  });
+
   return {
-    /** The session's choice, decided under the user's lock and recorded in the ledger. */
-    serve: (entry: ServeEntry): Promise<SessionChoice> => batcher.load(entry),
+    /**
+     * The session's choice. First over the user's history read without a lock: when it serves
+     * only items the ledger already holds as served within `REFRESH_MS` (a page view after a page
+     * view), it takes no new slot and needs no write, and is final. Otherwise it is decided
+     * again under the user's lock and recorded.
+     */
+    async serve(entry: ServeEntry): Promise<SessionChoice> {
+      const history = await peeker.load(entry);
+      const choice = entry.decide(history);
+      if (takesNothingNew(choice, history, entry.nowMs)) return choice;
+      return batcher.load(entry);
+    },
     /** One user's history as it stands (the explanation: read only, no lock). */
     async history(
       tenantId: string,
