@@ -1,6 +1,7 @@
 import type { ModuleManifest } from '../../deps.js';
 import { deliveryExposuresEffect } from './exposures-effect.js';
 import { deliveryPolicyRoutes } from './policy-routes.js';
+import { moveServes } from './store.js';
 
 /**
  * What `POST /api/sdk/session` serves, as a seam: the contract of delivery contributors
@@ -16,6 +17,7 @@ export const deliveryModule: ModuleManifest = {
   routes: deliveryPolicyRoutes,
   tags: [{ name: 'delivery', description: 'What users see: the delivery policy (priority, caps, cooldown)' }],
   effects: [deliveryExposuresEffect],
+  endUserMergers: [moveServes],
 };
 
 export type { DeliveryCache, LocaleView, SessionCandidates, Snapshot } from './cache.js';

@@ -318,6 +318,24 @@ describe('POST /api/sdk/session under a delivery policy', () => {
     expect(s.data.decisions).toEqual([{ kind: 'flow', id: auto, reason: 'CAPPED' }]);
   });
 
+  it('keeps what an anonymous visitor was served when identify merges it into the user', async () => {
+    const { tenant, session, policy, sdk } = await setup();
+    const a = await publishedFlow(t, tenant, { name: 'A', priority: 1 });
+    const b = await publishedFlow(t, tenant, { name: 'B' });
+    await policy({ caps: [{ scope: 'flows', max: 1, per: 'day' }] });
+    expect((await session({ anonymousId: 'anon-9' })).flows).toEqual([a]);
+    // the user, known before, was served nothing; then the visitor signs in as them
+    await sdk('POST', '/api/sdk/identify', { userId: 'u-9' });
+    const res = await sdk('POST', '/api/sdk/identify', { userId: 'u-9', anonymousId: 'anon-9' });
+    expect(res.statusCode, res.body).toBe(200);
+    const s = await session({ userId: 'u-9', debug: true });
+    expect(s.flows).toEqual([a]);
+    // the visitor's serve of `a` moved to the user: the day's one flow is taken (else LOWER_PRIORITY)
+    expect(s.data.decisions).toEqual([{ kind: 'flow', id: b, reason: 'CAPPED' }]);
+    const rows = await servesOf(tenant.tenantId);
+    expect(rows.filter((r) => r.itemId === a)).toHaveLength(1);
+  });
+
   it('two concurrent sessions of one user on two instances cannot both take the last slot', async () => {
     const { tenant, policy } = await setup();
     const key = await apiKeyOf(t, tenant);

@@ -395,3 +395,29 @@ export async function recordExposures(
     ats: rows.map((r) => r.at),
   });
 }
+
+/**
+ * The ledger rows of an anonymous end user merged into an identified one (identify): moved to
+ * `toId`, keeping the earlier first and the later last serve of an item both were served.
+ */
+export async function moveServes(
+  tx: Executor,
+  merge: { tenantId: string; fromId: string; toId: string },
+): Promise<void> {
+  await tx.execute(sql`insert into ${endUserServes} ${columnList([
+    endUserServes.tenantId,
+    endUserServes.endUserId,
+    endUserServes.itemId,
+    endUserServes.scopes,
+    endUserServes.firstAt,
+    endUserServes.lastAt,
+  ])}
+    select tenant_id, ${merge.toId}::uuid, item_id, scopes, first_at, last_at from ${endUserServes}
+    where ${endUserServes.tenantId} = ${merge.tenantId} and ${endUserServes.endUserId} = ${merge.fromId}
+    on conflict (tenant_id, end_user_id, item_id) do update
+      set first_at = least(${endUserServes.firstAt}, excluded.first_at),
+          last_at = greatest(${endUserServes.lastAt}, excluded.last_at)`);
+  await tx
+    .delete(endUserServes)
+    .where(and(eq(endUserServes.tenantId, merge.tenantId), eq(endUserServes.endUserId, merge.fromId)));
+}
