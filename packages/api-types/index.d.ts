@@ -815,6 +815,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/delivery-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's delivery policy (defaults hold nothing back)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getDeliveryPolicy"];
+        /**
+         * Replace the delivery policy: frequency caps, cooldown, afterDismissDays (audited)
+         * @description Caps count the distinct auto-started items of a scope a user was served in a rolling window (or this session); manual items and items with bypassCaps are never held back. docs/delivery-policy.md.
+         *
+         *     Needs the ADMIN role or higher.
+         */
+        put: operations["putDeliveryPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/analytics/overview": {
         parameters: {
             query?: never;
@@ -2880,6 +2906,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/end-users/{id}/delivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why didn't it show? What a session of this end user on this url is served, and why not the rest
+         * @description Every flow, content item and NPS survey of the tenant, SHOWN or SUPPRESSED with one reason code (docs/delivery-policy.md). Computed by the same decision function as POST /api/sdk/session, without writing anything.
+         *
+         *     Needs the VIEWER role or higher.
+         */
+        get: operations["getEndUserDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sdk/session": {
         parameters: {
             query?: never;
@@ -2915,6 +2963,10 @@ export interface components {
             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
             audienceId: string | null;
             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+            /** @description delivery priority: higher first (default 0) */
+            priority: number;
+            /** @description never held back by the tenant's delivery policy */
+            bypassCaps: boolean;
             publishedAt: string | null;
             archivedAt: string | null;
             /** Format: date-time */
@@ -2958,6 +3010,10 @@ export interface components {
             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
             audienceId: string | null;
             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+            /** @description delivery priority: higher first (default 0) */
+            priority: number;
+            /** @description never held back by the tenant's delivery policy */
+            bypassCaps: boolean;
             publishedAt: string | null;
             archivedAt: string | null;
             /** Format: date-time */
@@ -2976,6 +3032,35 @@ export interface components {
             targetUrl: string | null;
             /** @enum {string} */
             animation: "none" | "subtle" | "full";
+        };
+        DeliveryExplanation: {
+            url: string | null;
+            endUserId: string;
+            items: {
+                /** @enum {string} */
+                kind: "flow" | "content";
+                /** @description the content type slug (nps-surveys for NPS); null for flows */
+                contentType: string | null;
+                id: string;
+                name: string;
+                /** @enum {string} */
+                decision: "SHOWN" | "SUPPRESSED";
+                /** @description null when SHOWN; docs/delivery-policy.md lists the codes */
+                reason: ("NOT_PUBLISHED" | "SCHEDULED" | "EXPIRED" | "URL_MISMATCH" | "AUDIENCE_MISMATCH" | "ALREADY_COMPLETED" | "DISMISSED" | "CAPPED" | "COOLDOWN" | "LOWER_PRIORITY" | "EXPERIMENT_HOLDOUT" | "JOURNEY_NOT_AT_STEP" | "LOCALE_MISSING" | "PLAN_LIMIT") | null;
+                detail: string | null;
+            }[];
+        };
+        DeliveryPolicy: {
+            caps: {
+                scope: string;
+                max: number;
+                /** @enum {string} */
+                per: "session" | "hour" | "day" | "week";
+            }[];
+            cooldownSeconds: number;
+            afterDismissDays: number | null;
+            /** @description null while the tenant has the defaults */
+            updatedAt: string | null;
         };
         /** @description The error envelope of every 4xx and 5xx answer */
         Error: {
@@ -3049,6 +3134,10 @@ export interface components {
             } | null;
             scheduledAt: string | null;
             expiresAt: string | null;
+            /** @description delivery priority: higher first (default 0) */
+            priority: number;
+            /** @description never held back by the tenant's delivery policy */
+            bypassCaps: boolean;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -3348,6 +3437,13 @@ export interface components {
                 contentType: string;
                 contentId: string;
             }[];
+            /** @description only with `debug: true`: the items held back and why (reason codes, docs/delivery-policy.md) */
+            decisions?: {
+                /** @enum {string} */
+                kind: "flow" | "content";
+                id: string;
+                reason: string;
+            }[];
         };
         SelfHelpRecord: {
             /** Format: uuid */
@@ -3363,6 +3459,10 @@ export interface components {
             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
             audienceId: string | null;
             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+            /** @description delivery priority: higher first (default 0) */
+            priority: number;
+            /** @description never held back by the tenant's delivery policy */
+            bypassCaps: boolean;
             publishedAt: string | null;
             archivedAt: string | null;
             /** Format: date-time */
@@ -3390,6 +3490,10 @@ export interface components {
             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
             audienceId: string | null;
             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+            /** @description delivery priority: higher first (default 0) */
+            priority: number;
+            /** @description never held back by the tenant's delivery policy */
+            bypassCaps: boolean;
             publishedAt: string | null;
             archivedAt: string | null;
             /** Format: date-time */
@@ -3487,6 +3591,10 @@ export interface components {
             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
             audienceId: string | null;
             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+            /** @description delivery priority: higher first (default 0) */
+            priority: number;
+            /** @description never held back by the tenant's delivery policy */
+            bypassCaps: boolean;
             publishedAt: string | null;
             archivedAt: string | null;
             /** Format: date-time */
@@ -3518,6 +3626,10 @@ export interface components {
             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
             audienceId: string | null;
             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+            /** @description delivery priority: higher first (default 0) */
+            priority: number;
+            /** @description never held back by the tenant's delivery policy */
+            bypassCaps: boolean;
             publishedAt: string | null;
             archivedAt: string | null;
             /** Format: date-time */
@@ -3742,6 +3854,8 @@ export interface components {
 export type SchemaAnnouncementRecord = components['schemas']['AnnouncementRecord'];
 export type SchemaAuthProviders = components['schemas']['AuthProviders'];
 export type SchemaBeaconRecord = components['schemas']['BeaconRecord'];
+export type SchemaDeliveryExplanation = components['schemas']['DeliveryExplanation'];
+export type SchemaDeliveryPolicy = components['schemas']['DeliveryPolicy'];
 export type SchemaError = components['schemas']['Error'];
 export type SchemaExperiment = components['schemas']['Experiment'];
 export type SchemaFlow = components['schemas']['Flow'];
@@ -6235,6 +6349,91 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    getDeliveryPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeliveryPolicy"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    putDeliveryPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default [] */
+                    caps?: {
+                        /**
+                         * @description all, flows, a content type (announcements, surveys, …, nps-surveys) or modal-like
+                         * @enum {string}
+                         */
+                        scope: "all" | "flows" | "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help" | "nps-surveys" | "modal-like";
+                        /** @description at most this many distinct items in the window (≥ 1) */
+                        max: number;
+                        /**
+                         * @description session (this session), or a rolling hour, day or week
+                         * @enum {string}
+                         */
+                        per: "session" | "hour" | "day" | "week";
+                    }[];
+                    /**
+                     * @description seconds between two auto-started items for one user (0: none)
+                     * @default 0
+                     */
+                    cooldownSeconds?: number;
+                    /**
+                     * @description days a dismissed item stays away; null: the tenant's frequency settings decide
+                     * @default null
+                     */
+                    afterDismissDays?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeliveryPolicy"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     getAnalyticsOverview: {
         parameters: {
             query?: {
@@ -6799,6 +6998,10 @@ export interface operations {
                             } | null;
                             scheduledAt: string | null;
                             expiresAt: string | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -6877,6 +7080,10 @@ export interface operations {
                     audienceId?: string | null;
                     scheduledAt?: string | null;
                     expiresAt?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown) */
+                    bypassCaps?: boolean;
                 };
             };
         };
@@ -7024,6 +7231,10 @@ export interface operations {
                     audienceId?: string | null;
                     scheduledAt?: string | null;
                     expiresAt?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown) */
+                    bypassCaps?: boolean;
                     /**
                      * @description Only restores an ARCHIVED flow as DRAFT or PUBLISHED; other changes are 409
                      * @enum {string}
@@ -7420,6 +7631,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
+                            priority: number;
+                            bypassCaps: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -7456,6 +7669,10 @@ export interface operations {
                     siteId: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     triggerConfig?: ({
                         /** @enum {string} */
                         type: "exit_intent";
@@ -7544,6 +7761,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7609,6 +7830,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7674,6 +7899,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7721,6 +7950,10 @@ export interface operations {
                     siteId?: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     triggerConfig?: ({
                         /** @enum {string} */
                         type: "exit_intent";
@@ -7809,6 +8042,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7875,6 +8112,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -7941,6 +8182,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8007,6 +8252,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8076,6 +8325,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
+                            priority: number;
+                            bypassCaps: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -8112,6 +8363,10 @@ export interface operations {
                     siteId: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     triggerConfig?: ({
                         /** @enum {string} */
                         type: "exit_intent";
@@ -8198,6 +8453,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8263,6 +8522,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8328,6 +8591,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8375,6 +8642,10 @@ export interface operations {
                     siteId?: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     triggerConfig?: ({
                         /** @enum {string} */
                         type: "exit_intent";
@@ -8461,6 +8732,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8527,6 +8802,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8593,6 +8872,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8659,6 +8942,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8728,6 +9015,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
+                            priority: number;
+                            bypassCaps: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -8764,6 +9053,10 @@ export interface operations {
                     siteId: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     description?: string | null;
                     items: ({
                         title: string;
@@ -8836,6 +9129,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8899,6 +9196,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -8962,6 +9263,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9007,6 +9312,10 @@ export interface operations {
                     siteId?: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     description?: string | null;
                     items?: ({
                         title: string;
@@ -9079,6 +9388,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9143,6 +9456,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9207,6 +9524,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9271,6 +9592,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9338,6 +9663,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
+                            priority: number;
+                            bypassCaps: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -9374,6 +9701,10 @@ export interface operations {
                     siteId: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     triggerConfig?: ({
                         /** @enum {string} */
                         type: "exit_intent";
@@ -9458,6 +9789,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9522,6 +9857,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9586,6 +9925,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9632,6 +9975,10 @@ export interface operations {
                     siteId?: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     triggerConfig?: ({
                         /** @enum {string} */
                         type: "exit_intent";
@@ -9716,6 +10063,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9781,6 +10132,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9846,6 +10201,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9911,6 +10270,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -9979,6 +10342,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
+                            priority: number;
+                            bypassCaps: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -10015,6 +10380,10 @@ export interface operations {
                     siteId: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     triggerConfig?: ({
                         /** @enum {string} */
                         type: "exit_intent";
@@ -10095,6 +10464,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -10158,6 +10531,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -10221,6 +10598,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -10266,6 +10647,10 @@ export interface operations {
                     siteId?: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     triggerConfig?: ({
                         /** @enum {string} */
                         type: "exit_intent";
@@ -10346,6 +10731,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -10410,6 +10799,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -10474,6 +10867,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -10538,6 +10935,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -10605,6 +11006,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
+                            priority: number;
+                            bypassCaps: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -10641,6 +11044,10 @@ export interface operations {
                     siteId: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     /** @description widget settings, e.g. { position } */
                     config?: {
                         [key: string]: unknown;
@@ -10676,6 +11083,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -10735,6 +11146,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -10794,6 +11209,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -10835,6 +11254,10 @@ export interface operations {
                     siteId?: string;
                     /** @description a live audience of this tenant */
                     audienceId?: string | null;
+                    /** @description delivery priority: higher first, may be negative (default 0); ties: most recently published first */
+                    priority?: number;
+                    /** @description never held back by the tenant's delivery policy (caps, cooldown): critical announcements */
+                    bypassCaps?: boolean;
                     /** @description widget settings, e.g. { position } */
                     config?: {
                         [key: string]: unknown;
@@ -10870,6 +11293,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -10930,6 +11357,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -10990,6 +11421,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -11050,6 +11485,10 @@ export interface operations {
                             status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
                             audienceId: string | null;
                             triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
                             publishedAt: string | null;
                             archivedAt: string | null;
                             /** Format: date-time */
@@ -14365,6 +14804,40 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    getEndUserDelivery: {
+        parameters: {
+            query?: {
+                /** @description the page url to explain (items bound to urls need it) */
+                url?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the end user's service id, or its userId (external id) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeliveryExplanation"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     postSdkSession: {
         parameters: {
             query?: never;
@@ -14385,6 +14858,8 @@ export interface operations {
                         type?: string;
                         browser?: string;
                     };
+                    /** @description the SDK's debug mode: the answer lists each held-back item's reason code (`decisions`) */
+                    debug?: boolean;
                 };
             };
         };

@@ -10,7 +10,7 @@ import { EventQueue } from './queue.js';
 import type { PickVerifyResponse } from './target/types.js';
 import { Api } from './transport.js';
 import { Root } from './ui/root.js';
-import { guard, isObject, setDebug, store, uuid, VERSION, warn } from './util.js';
+import { guard, isDebug, isObject, setDebug, store, uuid, VERSION, warn } from './util.js';
 import type {
   EventType,
   HelpSearchResponse,
@@ -420,6 +420,8 @@ class Runtime {
       device: device(),
     };
     if (this.userId) body.userId = this.userId;
+    // Debug mode: the service lists what it held back and why (reason codes only, never rules).
+    if (isDebug()) (body as SessionRequest & { debug?: boolean }).debug = true;
     this.sessionUrl = location.href;
     const reply = await this.api!.call<SessionResponse>('POST', '/api/sdk/session', body);
     if (generation !== this.generation) return;
@@ -428,6 +430,10 @@ class Runtime {
       return;
     }
     this.sessionId = reply.body.data.sessionId;
+    const held = (reply.body.data as { decisions?: { kind: string; id: string; reason: string }[] })
+      .decisions;
+    if (held?.length)
+      console.info('[guidance] not shown:', held.map((d) => `${d.kind} ${d.id} ${d.reason}`).join(', '));
     this.plan = planSession(reply.body.data);
     this.render(this.plan);
   }

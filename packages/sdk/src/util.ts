@@ -22,6 +22,8 @@ export function setDebug(on: boolean): void {
   verbose = on;
 }
 
+export const isDebug = (): boolean => verbose;
+
 /**
  * The SDK's only console output: one warning per page, whatever goes wrong afterwards (the host
  * page's console is not ours to fill); every warning with `debug: true`.

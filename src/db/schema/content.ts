@@ -1,7 +1,7 @@
 // Tables of the content domain (migration 0004): content items of six types, NPS surveys and
 // the responses to both.
 import { sql } from 'drizzle-orm';
-import { check, index, integer, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
 import type { MatchType } from '../../engine/url-match.js';
 import { checkOneOf, created, ts, updated } from './columns.js';
 import { tenants } from './platform.js';
@@ -50,6 +50,8 @@ export const contentItems = pgTable(
     targetUrl: text('target_url'),
     /** The type-specific fields (tooltip content, task-list items, survey questions, …). */
     body: jsonb('body').$type<Record<string, unknown>>().notNull().default({}),
+    priority: integer('priority').notNull().default(0),
+    bypassCaps: boolean('bypass_caps').notNull().default(false),
     scheduledAt: ts('scheduled_at'),
     expiresAt: ts('expires_at'),
     publishedAt: ts('published_at'),

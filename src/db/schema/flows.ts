@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
 import { checkOneOf, created, ts, updated } from './columns.js';
 import { tenants } from './platform.js';
 
@@ -20,6 +20,8 @@ export const flows = pgTable(
     status: text('status').$type<FlowStatus>().notNull().default('DRAFT'),
     audienceId: uuid('audience_id'),
     settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+    priority: integer('priority').notNull().default(0),
+    bypassCaps: boolean('bypass_caps').notNull().default(false),
     trigger: jsonb('trigger').$type<{ type: string; config?: Record<string, unknown> } | null>(),
     scheduledAt: ts('scheduled_at'),
     expiresAt: ts('expires_at'),

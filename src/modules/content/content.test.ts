@@ -642,6 +642,8 @@ describe('lists', () => {
       siteId: SITE_B,
       status: 'PUBLISHED',
       audienceId: null,
+      priority: 0,
+      bypassCaps: false,
       createdAt: beta.createdAt,
       updatedAt: expect.any(String),
     });

@@ -219,6 +219,8 @@ const commonRecord = {
   status: z.enum(CONTENT_STATUSES),
   audienceId: uuid.nullable(),
   triggerConfig: triggerConfigRecord.nullable(),
+  priority: z.number().int().describe('delivery priority: higher first (default 0)'),
+  bypassCaps: z.boolean().describe("never held back by the tenant's delivery policy"),
   publishedAt: timestamp.nullable(),
   archivedAt: timestamp.nullable(),
   createdAt: timestamp,
@@ -390,6 +392,19 @@ const commonCreate = {
   name: text(255),
   siteId: uuid,
   audienceId: z.string().nullable().optional().describe('a live audience of this tenant'),
+  priority: z
+    .number()
+    .int()
+    .min(-1_000_000)
+    .max(1_000_000)
+    .optional()
+    .describe(
+      'delivery priority: higher first, may be negative (default 0); ties: most recently published first',
+    ),
+  bypassCaps: z
+    .boolean()
+    .optional()
+    .describe("never held back by the tenant's delivery policy (caps, cooldown): critical announcements"),
 };
 
 export const createBodyOf = (def: ContentTypeDef) =>
@@ -430,6 +445,8 @@ export const listItem = z.object({
   siteId: uuid,
   status: z.enum(CONTENT_STATUSES),
   audienceId: uuid.nullable(),
+  priority: z.number().int(),
+  bypassCaps: z.boolean(),
   createdAt: timestamp,
   updatedAt: timestamp,
 });

@@ -16,6 +16,8 @@ export function toContentRecord(row: ContentItemRow) {
     status: row.status,
     audienceId: row.audienceId,
     triggerConfig: row.triggerConfig,
+    priority: row.priority,
+    bypassCaps: row.bypassCaps,
     targetUrl: row.targetUrl,
     scheduledAt: row.scheduledAt,
     expiresAt: row.expiresAt,

@@ -28,13 +28,15 @@ import {
 import { listSurveyResponsesPage } from './store/responses.js';
 
 /** Fields every type has; the rest of a request body is the type's own. */
-const COMMON_FIELDS = new Set(['name', 'siteId', 'audienceId', 'triggerConfig']);
+const COMMON_FIELDS = new Set(['name', 'siteId', 'audienceId', 'triggerConfig', 'priority', 'bypassCaps']);
 
 export type ContentInput = Record<string, unknown> & {
   name?: string;
   siteId?: string;
   audienceId?: string | null;
   triggerConfig?: Record<string, unknown> | null;
+  priority?: number;
+  bypassCaps?: boolean;
 };
 
 /** The items of one content type in `content_items`. */
@@ -125,6 +127,8 @@ export async function createContent(ctx: ServiceCtx, def: ContentTypeDef, input:
       siteId: input.siteId!,
       status,
       audienceId: input.audienceId ?? null,
+      priority: input.priority ?? 0,
+      bypassCaps: input.bypassCaps ?? false,
       triggerConfig: def.triggers ? ((input.triggerConfig ?? null) as ContentItemRow['triggerConfig']) : null,
       ...stored,
       publishedAt: status === 'PUBLISHED' ? now : null,
@@ -160,6 +164,8 @@ function changedFields(
     siteId: row.siteId,
     audienceId: row.audienceId,
     triggerConfig: row.triggerConfig,
+    priority: row.priority,
+    bypassCaps: row.bypassCaps,
   };
   return Object.keys(patch).filter((key) => {
     const value = patch[key];
@@ -198,6 +204,8 @@ export async function updateContent(ctx: ServiceCtx, def: ContentTypeDef, id: st
       ...(patch.name !== undefined ? { name: patch.name } : {}),
       ...(patch.siteId !== undefined ? { siteId: patch.siteId } : {}),
       ...(patch.audienceId !== undefined ? { audienceId: patch.audienceId } : {}),
+      ...(patch.priority !== undefined ? { priority: patch.priority } : {}),
+      ...(patch.bypassCaps !== undefined ? { bypassCaps: patch.bypassCaps } : {}),
       ...(def.triggers && patch.triggerConfig !== undefined
         ? { triggerConfig: patch.triggerConfig as ContentItemRow['triggerConfig'] }
         : {}),

@@ -7,7 +7,9 @@ import { loadLiveAudiences } from '../audiences/index.js';
 import { applyTranslations, loadTranslations, type TranslatedFields } from '../translations/index.js';
 import type { DeliveryContributor, DeliveryItem } from './contract.js';
 import type { Candidates, FrequencySettings, Servable } from './engine/choose-session.js';
-import { TRANSLATION_TYPES } from './items.js';
+import { byPriority, type DeliveryPolicy, isNeutralPolicy } from './engine/policy.js';
+import { TRANSLATION_TYPES, withPolicyFields } from './items.js';
+import { policyOf } from './policy-schemas.js';
 import { listLocaleCodes, readSnapshotHead } from './store.js';
 
 /**
@@ -46,7 +48,9 @@ export interface Snapshot {
   tenantId: string;
   version: number;
   frequency: FrequencySettings;
-  /** Priority order: published (else created) first, then id. */
+  /** The tenant's delivery policy; null when it holds nothing back (the session's fast path). */
+  policy: DeliveryPolicy | null;
+  /** Delivery order: priority descending, then most recently published, then id. */
   flows: Servable[];
   /** Content items and NPS surveys together, same order. */
   content: Servable[];
@@ -105,8 +109,8 @@ export function oncePerItem(items: DeliveryItem[]): DeliveryItem[] {
   return byKey.size === items.length ? items : [...byKey.values()];
 }
 
-const byPriority = (a: DeliveryItem, b: DeliveryItem) =>
-  a.at - b.at || (a.servable.id < b.servable.id ? -1 : a.servable.id > b.servable.id ? 1 : 0);
+/** Delivery order: priority descending, then most recently published, then id (engine/policy.ts). */
+const inDeliveryOrder = (a: DeliveryItem, b: DeliveryItem) => byPriority(a.servable, b.servable);
 
 async function readSnapshot(
   tx: Executor,
@@ -124,17 +128,22 @@ async function readSnapshot(
     for (const id of part.audienceIds ?? []) audienceIds.add(id);
     if (part.data !== undefined) parts.set(contributor.name, part.data);
   }
-  const unique = oncePerItem(items);
+  const unique = oncePerItem(items).map((item) => ({
+    ...item,
+    servable: withPolicyFields(item.kind, item.record, item.at, item.servable),
+  }));
   for (const item of unique) if (item.servable.audienceId) audienceIds.add(item.servable.audienceId);
   const audiences =
     audienceIds.size > 0 ? await loadLiveAudiences(tx, tenantId, [...audienceIds]) : new Map();
   const localeCodes = await listLocaleCodes(tx, tenantId);
-  const flows = unique.filter((i) => i.kind === 'flow').sort(byPriority);
-  const content = unique.filter((i) => i.kind === 'content').sort(byPriority);
+  const flows = unique.filter((i) => i.kind === 'flow').sort(inDeliveryOrder);
+  const content = unique.filter((i) => i.kind === 'content').sort(inDeliveryOrder);
+  const policy = policyOf(head?.policy);
   return {
     tenantId,
     version: Number(head?.version ?? 0),
     frequency: frequencyOf(head?.settings),
+    policy: isNeutralPolicy(policy) ? null : policy,
     flows: flows.map((i) => i.servable),
     content: content.map((i) => i.servable),
     audiences,

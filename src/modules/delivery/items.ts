@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MATCH_TYPES, type UrlRule } from '../../engine/url-match.js';
 import type { Servable } from './engine/choose-session.js';
+import { ALL_SCOPE, FLOWS_SCOPE, MODAL_LIKE_SCOPE } from './engine/policy.js';
 
 /** Helpers for contributors building delivery items from stored records. */
 
@@ -72,5 +73,52 @@ export function servableOf(item: {
     rule,
     urlBound: contains.length > 0 || rule !== null,
     onDemand: item.onDemand ?? false,
+    priority: 0,
+    publishedAt: 0,
+    bypassCaps: false,
+    autoStart: true,
+    scopes: [ALL_SCOPE],
   };
+}
+
+const MODAL_STEP_TYPES: ReadonlySet<string> = new Set(['MODAL', 'VIDEO', 'FORM']);
+const MANUAL_CONTENT_TRIGGERS: ReadonlySet<string> = new Set(['manual', 'side_button']);
+const policyFields = z.looseObject({
+  priority: z.number().int().catch(0).default(0),
+  bypassCaps: z.boolean().catch(false).default(false),
+});
+const typeOf = (v: unknown): string | null =>
+  v !== null && typeof v === 'object' && typeof (v as { type?: unknown }).type === 'string'
+    ? (v as { type: string }).type
+    : null;
+
+/**
+ * What the delivery policy reads of an item, from its wire record (flows, content items, NPS
+ * surveys, journey content alike): priority and bypassCaps (0 and false when absent), whether it
+ * starts by itself (MANUAL flows, `manual` / `side_button` content and self-help wait for the
+ * user), and its cap scopes: `all`, `flows` or its content type, and `modal-like` for flows with
+ * a MODAL, VIDEO or FORM step and MODAL announcements.
+ */
+export function withPolicyFields(
+  kind: 'flow' | 'content',
+  record: Record<string, unknown>,
+  at: number,
+  servable: Servable,
+): Servable {
+  const { priority, bypassCaps } = policyFields.parse(record);
+  const scopes = [ALL_SCOPE];
+  let autoStart: boolean;
+  if (kind === 'flow') {
+    scopes.push(FLOWS_SCOPE);
+    autoStart = typeOf(record.trigger) !== 'MANUAL';
+    const steps = Array.isArray(record.steps) ? record.steps : [];
+    if (steps.some((step) => MODAL_STEP_TYPES.has(typeOf(step) ?? ''))) scopes.push(MODAL_LIKE_SCOPE);
+  } else {
+    const contentType = typeof record.contentType === 'string' ? record.contentType : '';
+    scopes.push(contentType);
+    const trigger = typeOf(record.triggerConfig);
+    autoStart = contentType !== 'self-help' && !(trigger !== null && MANUAL_CONTENT_TRIGGERS.has(trigger));
+    if (contentType === 'announcements' && record.type === 'MODAL') scopes.push(MODAL_LIKE_SCOPE);
+  }
+  return { ...servable, priority, publishedAt: at, bypassCaps, autoStart, scopes };
 }

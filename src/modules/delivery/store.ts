@@ -1,11 +1,13 @@
-import { eq, type SQL, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { DatabaseHandle, Executor } from '../../db/client.js';
 import { jsonValue } from '../../db/raw.js';
 import {
   endUserItemStates,
+  endUserServes,
   endUsers,
   locales,
+  tenantDeliveryPolicies,
   tenantDeliveryVersions,
   tenants,
 } from '../../db/schema/index.js';
@@ -29,6 +31,8 @@ export async function readSnapshotHead(tx: Executor, tenantId: string) {
       version: sql<number>`coalesce((select ${tenantDeliveryVersions.version} from ${tenantDeliveryVersions}
         where ${tenantDeliveryVersions.tenantId} = ${tenants.id}), 0)::float8`.mapWith(Number),
       settings: tenants.settings,
+      policy: sql<unknown>`(select ${tenantDeliveryPolicies.policy} from ${tenantDeliveryPolicies}
+        where ${tenantDeliveryPolicies.tenantId} = ${tenants.id})`,
     })
     .from(tenants)
     .where(eq(tenants.id, tenantId));
@@ -221,3 +225,199 @@ export function sessionLookupStatements(contributors: readonly StateContributor[
   };
 }
 export type SessionLookupStatements = ReturnType<typeof sessionLookupStatements>;
+
+// ---- the delivery policy and the serve ledger ---------------------------------------------------
+
+export async function readDeliveryPolicy(exec: Executor, tenantId: string) {
+  const [row] = await exec
+    .select({ policy: tenantDeliveryPolicies.policy, updatedAt: tenantDeliveryPolicies.updatedAt })
+    .from(tenantDeliveryPolicies)
+    .where(eq(tenantDeliveryPolicies.tenantId, tenantId));
+  return row ?? null;
+}
+
+/** Upserts the tenant's policy row (the caller's transaction; the trigger bumps the delivery version). */
+export async function writeDeliveryPolicy(
+  exec: Executor,
+  tenantId: string,
+  policy: Record<string, unknown>,
+  at: Date,
+): Promise<void> {
+  await exec
+    .insert(tenantDeliveryPolicies)
+    .values({ tenantId, policy, updatedAt: at })
+    .onConflictDoUpdate({ target: tenantDeliveryPolicies.tenantId, set: { policy, updatedAt: at } });
+}
+
+/**
+ * Locks the end users' rows (FOR UPDATE, in id order: no deadlock between two batches): the
+ * sessions of one user that apply the policy run one after the other from here to commit.
+ */
+export async function lockEndUsers(exec: Executor, tenantIds: string[], endUserIds: string[]): Promise<void> {
+  const ids = [...new Set(endUserIds)].sort();
+  await exec.execute(
+    sql`select ${endUsers.id} from ${endUsers} where ${endUsers.id} = any(${sql.param(ids)}::uuid[])
+      and ${endUsers.tenantId} = any(${sql.param([...new Set(tenantIds)])}::uuid[])
+      order by ${endUsers.id} for update`,
+  );
+}
+
+export interface ServedRow {
+  endUserId: string;
+  itemId: string;
+  scopes: string[];
+  lastAt: Date;
+}
+
+/** The ledger rows of these end users last served after `since`. */
+export async function readServes(
+  exec: Executor,
+  tenantId: string,
+  endUserIds: string[],
+  since: Date,
+): Promise<ServedRow[]> {
+  return exec
+    .select({
+      endUserId: endUserServes.endUserId,
+      itemId: endUserServes.itemId,
+      scopes: endUserServes.scopes,
+      lastAt: endUserServes.lastAt,
+    })
+    .from(endUserServes)
+    .where(
+      and(
+        eq(endUserServes.tenantId, tenantId),
+        inArray(endUserServes.endUserId, endUserIds),
+        gt(endUserServes.lastAt, since),
+      ),
+    );
+}
+
+/** When these end users dismissed items (for `afterDismissDays`). */
+export async function readDismissals(exec: Executor, tenantId: string, endUserIds: string[]) {
+  return exec
+    .select({
+      endUserId: endUserItemStates.endUserId,
+      itemId: endUserItemStates.itemId,
+      dismissedAt: endUserItemStates.dismissedAt,
+    })
+    .from(endUserItemStates)
+    .where(
+      and(
+        eq(endUserItemStates.tenantId, tenantId),
+        inArray(endUserItemStates.endUserId, endUserIds),
+        isNotNull(endUserItemStates.dismissedAt),
+      ),
+    );
+}
+
+/** Records serves (last_at moves forward only). */
+export async function recordServes(
+  exec: Executor,
+  rows: { tenantId: string; endUserId: string; itemId: string; scopes: string[]; at: Date }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  // One row per key in one statement (ON CONFLICT may not touch a row twice).
+  const byKey = new Map<string, (typeof rows)[number]>();
+  for (const r of rows) {
+    const key = `${r.tenantId}:${r.endUserId}:${r.itemId}`;
+    const seen = byKey.get(key);
+    if (!seen || seen.at < r.at) byKey.set(key, r);
+  }
+  await exec
+    .insert(endUserServes)
+    .values(
+      [...byKey.values()].map((r) => ({
+        tenantId: r.tenantId,
+        endUserId: r.endUserId,
+        itemId: r.itemId,
+        scopes: r.scopes,
+        firstAt: r.at,
+        lastAt: r.at,
+      })),
+    )
+    .onConflictDoUpdate({
+      target: [endUserServes.tenantId, endUserServes.endUserId, endUserServes.itemId],
+      set: {
+        scopes: sql`excluded.scopes`,
+        lastAt: sql`greatest(${endUserServes.lastAt}, excluded.last_at)`,
+      },
+    });
+}
+
+/**
+ * Exposures reported by the SDK (FLOW_STARTED, CONTENT_RENDERED) count like serves: one
+ * statement per chunk that has any, for tenants with a policy only (the join), end users by the
+ * resolution rule (`end_user_of`), items that exist, with their cap scopes as the engine names
+ * them (engine/policy.ts; items.ts `withPolicyFields`). A row served before keeps its scopes.
+ */
+const RECORD_EXPOSURES = fixedStatement<
+  Record<string, never>,
+  { tenantIds: string[]; exts: (string | null)[]; anons: (string | null)[]; itemIds: string[]; ats: string[] }
+>(sql`insert into ${endUserServes} ${columnList([
+  endUserServes.tenantId,
+  endUserServes.endUserId,
+  endUserServes.itemId,
+  endUserServes.scopes,
+  endUserServes.firstAt,
+  endUserServes.lastAt,
+])}
+  select x.tenant_id, u.id, x.item_id, s.scopes, max(x.at), max(x.at)
+  from unnest(${sql.placeholder('tenantIds')}::uuid[], ${sql.placeholder('exts')}::text[], ${sql.placeholder('anons')}::text[],
+              ${sql.placeholder('itemIds')}::uuid[], ${sql.placeholder('ats')}::timestamptz[]) as x (tenant_id, ext, anon, item_id, at)
+  join ${tenantDeliveryPolicies} p on p.tenant_id = x.tenant_id
+  cross join lateral end_user_of(x.tenant_id, x.ext, x.anon) u
+  cross join lateral (
+    select array['all', 'flows'] || case when exists (select 1 from flow_steps fs where fs.flow_id = f.id
+             and fs.type in ('MODAL', 'VIDEO', 'FORM')) then array['modal-like'] else array[]::text[] end as scopes
+      from flows f where f.id = x.item_id and f.tenant_id = x.tenant_id
+    union all
+    select array['all', c.type] || case when c.type = 'announcements' and c.body->>'type' = 'MODAL'
+             then array['modal-like'] else array[]::text[] end
+      from content_items c where c.id = x.item_id and c.tenant_id = x.tenant_id
+    union all
+    select array['all', 'nps-surveys'] from nps_surveys n where n.id = x.item_id and n.tenant_id = x.tenant_id
+  ) s
+  group by x.tenant_id, u.id, x.item_id, s.scopes
+  on conflict (tenant_id, end_user_id, item_id) do update
+    set last_at = greatest(${endUserServes.lastAt}, excluded.last_at)`);
+
+export async function recordExposures(
+  exec: Executor,
+  rows: { tenantId: string; ext: string | null; anon: string | null; itemId: string; at: string }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await runStatement(exec, RECORD_EXPOSURES, {
+    tenantIds: rows.map((r) => r.tenantId),
+    exts: rows.map((r) => r.ext),
+    anons: rows.map((r) => r.anon),
+    itemIds: rows.map((r) => r.itemId),
+    ats: rows.map((r) => r.at),
+  });
+}
+
+/**
+ * The ledger rows of an anonymous end user merged into an identified one (identify): moved to
+ * `toId`, keeping the earlier first and the later last serve of an item both were served.
+ */
+export async function moveServes(
+  tx: Executor,
+  merge: { tenantId: string; fromId: string; toId: string },
+): Promise<void> {
+  await tx.execute(sql`insert into ${endUserServes} ${columnList([
+    endUserServes.tenantId,
+    endUserServes.endUserId,
+    endUserServes.itemId,
+    endUserServes.scopes,
+    endUserServes.firstAt,
+    endUserServes.lastAt,
+  ])}
+    select tenant_id, ${merge.toId}::uuid, item_id, scopes, first_at, last_at from ${endUserServes}
+    where ${endUserServes.tenantId} = ${merge.tenantId} and ${endUserServes.endUserId} = ${merge.fromId}
+    on conflict (tenant_id, end_user_id, item_id) do update
+      set first_at = least(${endUserServes.firstAt}, excluded.first_at),
+          last_at = greatest(${endUserServes.lastAt}, excluded.last_at)`);
+  await tx
+    .delete(endUserServes)
+    .where(and(eq(endUserServes.tenantId, merge.tenantId), eq(endUserServes.endUserId, merge.fromId)));
+}

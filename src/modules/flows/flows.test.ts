@@ -242,6 +242,8 @@ describe('GET /api/flows', () => {
       trigger: null,
       scheduledAt: null,
       expiresAt: null,
+      priority: 0,
+      bypassCaps: false,
       createdAt: a.createdAt,
       updatedAt: a.updatedAt,
       _count: { steps: 2 },

@@ -139,6 +139,15 @@ const flowFields = {
   audienceId: uuid.nullable(),
   scheduledAt: timestamp.nullable(),
   expiresAt: timestamp.nullable(),
+  priority: z
+    .number()
+    .int()
+    .min(-1_000_000)
+    .max(1_000_000)
+    .describe(
+      'delivery priority: higher first, may be negative (default 0); ties: most recently published first',
+    ),
+  bypassCaps: z.boolean().describe("never held back by the tenant's delivery policy (caps, cooldown)"),
 };
 
 export const createFlowBody = z.object({
@@ -152,6 +161,8 @@ export const createFlowBody = z.object({
   audienceId: flowFields.audienceId.optional(),
   scheduledAt: flowFields.scheduledAt.optional(),
   expiresAt: flowFields.expiresAt.optional(),
+  priority: flowFields.priority.optional(),
+  bypassCaps: flowFields.bypassCaps.optional(),
 });
 export type CreateFlowInput = z.output<typeof createFlowBody>;
 
@@ -166,6 +177,8 @@ export const updateFlowBody = z.object({
   audienceId: flowFields.audienceId.optional(),
   scheduledAt: flowFields.scheduledAt.optional(),
   expiresAt: flowFields.expiresAt.optional(),
+  priority: flowFields.priority.optional(),
+  bypassCaps: flowFields.bypassCaps.optional(),
   status: z
     .enum(FLOW_STATUSES)
     .optional()
@@ -185,6 +198,8 @@ const flowBase = {
   trigger: triggerOut,
   scheduledAt: timestamp.nullable(),
   expiresAt: timestamp.nullable(),
+  priority: z.number().int().describe('delivery priority: higher first (default 0)'),
+  bypassCaps: z.boolean().describe("never held back by the tenant's delivery policy"),
   createdAt: timestamp,
   updatedAt: timestamp,
 };

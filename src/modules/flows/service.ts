@@ -102,6 +102,8 @@ export async function createFlow(ctx: ServiceCtx, input: CreateFlowInput): Promi
       trigger: input.trigger ?? null,
       scheduledAt: input.scheduledAt ?? null,
       expiresAt: input.expiresAt ?? null,
+      priority: input.priority ?? 0,
+      bypassCaps: input.bypassCaps ?? false,
       createdAt: ctx.now,
       updatedAt: ctx.now,
     });
@@ -126,6 +128,8 @@ const UPDATABLE = [
   'audienceId',
   'scheduledAt',
   'expiresAt',
+  'priority',
+  'bypassCaps',
 ] as const;
 
 /**

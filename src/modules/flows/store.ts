@@ -94,6 +94,8 @@ export function listFlowsPage(exec: Executor, tenantId: string, filter: FlowList
         trigger: flows.trigger,
         scheduledAt: flows.scheduledAt,
         expiresAt: flows.expiresAt,
+        priority: flows.priority,
+        bypassCaps: flows.bypassCaps,
         createdAt: flows.createdAt,
         updatedAt: flows.updatedAt,
         steps: stepCount.mapWith(Number),

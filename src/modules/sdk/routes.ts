@@ -1,14 +1,17 @@
 import { constants } from 'node:zlib';
 import compress from '@fastify/compress';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { API_KEY } from '../../platform/auth/guard.js';
+import { API_KEY, requireRole } from '../../platform/auth/guard.js';
+import { ctxOf } from '../../platform/context.js';
+import { notFound } from '../../platform/errors.js';
 import { emptyResponse, errors, JSON_UTF8 } from '../../platform/http/schemas.js';
 import { etagMatches } from '../../platform/http/static-assets.js';
-import { createDeliveryCache, createSessionLookup } from '../delivery/index.js';
+import { createDeliveryCache, createServeLedger, createSessionLookup } from '../delivery/index.js';
 import { identifyEndUser } from '../end-users/index.js';
 import { serverEvent } from '../events/index.js';
 import { createBodyBuffers } from './body-buffers.js';
 import { createConfigCache } from './config-cache.js';
+import { explainParams, explainQuery, explainResponse } from './explain-schemas.js';
 import {
   identifyBody,
   identifyResponse,
@@ -16,7 +19,8 @@ import {
   sessionBody,
   sessionResponse,
 } from './schemas.js';
-import { rememberersOf, serveSession } from './serve-session.js';
+import { explainSession, rememberersOf, serveSession } from './serve-session.js';
+import { findEndUserRef, listItemCatalog } from './store.js';
 
 const tags = ['sdk'];
 
@@ -51,6 +55,7 @@ export const sdkRoutes: FastifyPluginAsyncZod = async (app) => {
     contributors: choosing,
     rememberers: rememberersOf(deps.database, choosing),
     bodies: createBodyBuffers(),
+    serves: createServeLedger(deps.database),
   };
 
   app.get(
@@ -107,6 +112,62 @@ export const sdkRoutes: FastifyPluginAsyncZod = async (app) => {
       await stored;
       reply.header('X-Correlation-Id', correlationId);
       return reply.code(200).send({ data: { id } });
+    },
+  );
+
+  // "Why didn't it show?": the session's own decision function, for any end user and url.
+  app.get(
+    '/api/end-users/:id/delivery',
+    {
+      config: { auth: requireRole('VIEWER') },
+      schema: {
+        tags: ['delivery'],
+        summary:
+          "Why didn't it show? What a session of this end user on this url is served, and why not the rest",
+        description:
+          'Every flow, content item and NPS survey of the tenant, SHOWN or SUPPRESSED with one reason code (docs/delivery-policy.md). Computed by the same decision function as POST /api/sdk/session, without writing anything.',
+        params: explainParams,
+        querystring: explainQuery,
+        response: { 200: explainResponse, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const ctx = ctxOf(request);
+      const ref = await findEndUserRef(ctx.db, ctx.tenantId, request.params.id);
+      if (!ref) throw notFound('End user');
+      const { url } = request.query;
+      const explained = await explainSession(sessionEnv, ctx.tenantId, ref, url);
+      const catalog = await listItemCatalog(ctx.db, ctx.tenantId);
+      const byKey = new Map(catalog.map((c) => [`${c.kind}:${c.id}`, c]));
+      const seen = new Set<string>();
+      const items = explained.map((e) => {
+        const key = `${e.kind}:${e.id}`;
+        seen.add(key);
+        const entry = byKey.get(key);
+        const contentType = typeof e.record.contentType === 'string' ? e.record.contentType : null;
+        return {
+          kind: e.kind,
+          contentType,
+          id: e.id,
+          name: entry?.name ?? String(e.record.name ?? ''),
+          decision: e.reason === null ? ('SHOWN' as const) : ('SUPPRESSED' as const),
+          reason: e.reason,
+          detail: e.detail,
+        };
+      });
+      for (const c of catalog) {
+        if (seen.has(`${c.kind}:${c.id}`)) continue;
+        items.push({
+          kind: c.kind,
+          contentType: c.contentType,
+          id: c.id,
+          name: c.name,
+          decision: 'SUPPRESSED',
+          reason: c.status === 'SCHEDULED' ? 'SCHEDULED' : 'NOT_PUBLISHED',
+          detail: `status ${c.status}`,
+        });
+      }
+      return { data: { url: url ?? null, endUserId: ref.id, items } };
     },
   );
 

@@ -58,6 +58,10 @@ export const sessionBody = z.object({
   device: z
     .object({ type: z.string().max(100).optional(), browser: z.string().max(100).optional() })
     .optional(),
+  debug: z
+    .boolean()
+    .optional()
+    .describe("the SDK's debug mode: the answer lists each held-back item's reason code (`decisions`)"),
 });
 
 /** A content record as GET /api/content/:type/:id (or /api/nps-surveys/:id) shows it, by `contentType`. */
@@ -84,6 +88,12 @@ export const sessionResponse = dataOf(
           contentId: z.string(),
         }),
       ),
+      decisions: z
+        .array(z.object({ kind: z.enum(['flow', 'content']), id: z.string(), reason: z.string() }))
+        .optional()
+        .describe(
+          'only with `debug: true`: the items held back and why (reason codes, docs/delivery-policy.md)',
+        ),
     })
     .meta({ id: 'SdkSession' }),
 );

@@ -221,7 +221,7 @@ describe('POST /api/sdk/session', () => {
     expect(payload.content[1]).toMatchObject({ contentType: 'announcements', type: 'MODAL' });
   });
 
-  it('orders flows, then content, each by publishedAt then id', async () => {
+  it('orders flows, then content, each by priority, then most recently published, then id', async () => {
     let now = Date.now();
     const tick = () => {
       now += 1000;
@@ -243,7 +243,14 @@ describe('POST /api/sdk/session', () => {
       tick();
       await dashboard(t, tenant, 'POST', `/api/flows/${draft}/publish`); // created before, published last
       await dashboard(t, tenant, 'POST', `/api/content/tooltips/${tipLater}/publish`);
-      const served = await ids();
+      let served = await ids();
+      expect(served.flows).toEqual([draft, second, first]);
+      expect(served.content).toEqual([tipLater, tipFirst]);
+      // priority first, negative last (issue 38)
+      await dashboard(t, tenant, 'PATCH', `/api/flows/${first}`, { priority: 5 });
+      await dashboard(t, tenant, 'PATCH', `/api/flows/${draft}`, { priority: -1 });
+      await dashboard(t, tenant, 'PATCH', `/api/content/tooltips/${tipFirst}`, { priority: 1 });
+      served = await ids();
       expect(served.flows).toEqual([first, second, draft]);
       expect(served.content).toEqual([tipFirst, tipLater]);
     } finally {

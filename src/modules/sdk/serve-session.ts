@@ -5,9 +5,12 @@ import { newId } from '../../platform/ids.js';
 import type {
   DeliveryCache,
   DeliveryContributor,
+  ItemDecision,
   LocaleView,
   RememberEntry,
+  ServeLedger,
   SessionCandidates,
+  SessionChoice,
   SessionLookup,
   SessionLookupFn,
   Snapshot,
@@ -18,6 +21,8 @@ import {
   type ContributorChooser,
   candidatesOf,
   chooseSession,
+  EMPTY_HISTORY,
+  firstFailingRule,
   type SessionFacts,
 } from '../delivery/index.js';
 import type { StoredEvent } from '../events/index.js';
@@ -30,6 +35,8 @@ export interface SessionInput {
   url?: string | undefined;
   locale?: string | undefined;
   device?: { type?: string | undefined; browser?: string | undefined } | undefined;
+  /** The SDK's debug mode: the answer also lists each held-back item's reason code. */
+  debug?: boolean | undefined;
 }
 
 export interface SessionEnv {
@@ -46,6 +53,8 @@ export interface SessionEnv {
   rememberers: readonly (((entry: RememberEntry) => Promise<ContributorChoice>) | null)[];
   /** Where answers are written (the caller hands each back once its response has finished). */
   bodies: BodyBuffers;
+  /** The serve ledger of the delivery policy (used only for tenants with a policy). */
+  serves: ServeLedger;
 }
 
 /**
@@ -246,12 +255,23 @@ export async function serveSession(
       )
     : decided;
   const allowed = candidates(snapshot, audience.key, input.url, inAudience);
-  const choice = chooseSession(
-    snapshot,
-    { frequency: snapshot.frequency, user: known, url: input.url, nowMs, inAudience },
-    choices,
-    allowed,
-  );
+  const filter = { frequency: snapshot.frequency, user: known, url: input.url, nowMs, inAudience };
+  const explain: ItemDecision[] | undefined = input.debug ? [] : undefined;
+  // No policy (the default): no ledger, no database work beyond the lookup.
+  const choice =
+    snapshot.policy === null
+      ? chooseSession(snapshot, filter, choices, allowed, undefined, explain)
+      : await underPolicy(env, snapshot, endUserId, nowMs, (history) => {
+          if (explain) explain.length = 0;
+          return chooseSession(
+            snapshot,
+            filter,
+            choices,
+            allowed,
+            { policy: snapshot.policy!, history },
+            explain,
+          );
+        });
   // Most sessions of a url and rule context get all their candidates: their key is kept with them.
   let key: string;
   if (allowed && choice.flows === allowed.flows && choice.content === allowed.content) {
@@ -262,7 +282,8 @@ export async function serveSession(
   // The response is assembled from the items' pre-encoded bytes: no per-request serialization.
   const head = `{"data":{"sessionId":"${sessionId}","endUserId":${user.endUserId ? `"${user.endUserId}"` : 'null'},"flows":[`;
   const joined = joinedItems(view, choice.flows, choice.content, key);
-  const tail = `],"experiments":${JSON.stringify(choice.experiments)},"journeys":${JSON.stringify(choice.journeys)}}}`;
+  const debug = explain ? `,"decisions":${JSON.stringify(debugCodes(explain))}` : '';
+  const tail = `],"experiments":${JSON.stringify(choice.experiments)},"journeys":${JSON.stringify(choice.journeys)}${debug}}}`;
   const headBytes = Buffer.byteLength(head);
   const size = headBytes + joined.length + Buffer.byteLength(tail);
   const buffer = env.bodies.take(size);
@@ -270,4 +291,106 @@ export async function serveSession(
   joined.copy(buffer, headBytes);
   buffer.write(tail, headBytes + joined.length);
   return { body: buffer.length === size ? buffer : buffer.subarray(0, size), correlationId };
+}
+
+/** Debug mode's list: each held-back item's id, kind and code, never details (any visitor sees it). */
+const debugCodes = (decisions: ItemDecision[]) =>
+  decisions.filter((d) => d.reason !== null).map((d) => ({ kind: d.kind, id: d.id, reason: d.reason }));
+
+/**
+ * The session's choice under the tenant's policy. With an end user, through the serve ledger:
+ * decided under the user's lock over what it was served, and recorded. A session without an end
+ * user (no ids), or whose eligible items hold nothing the policy counts, decides over no history.
+ */
+async function underPolicy(
+  env: SessionEnv,
+  snapshot: Snapshot,
+  endUserId: string | null,
+  nowMs: number,
+  decide: (history: typeof EMPTY_HISTORY) => SessionChoice,
+): Promise<SessionChoice> {
+  const policy = snapshot.policy!;
+  if (endUserId === null) return decide(EMPTY_HISTORY);
+  if (policy.afterDismissDays === null) {
+    const free = decide(EMPTY_HISTORY);
+    // Nothing countable served even with no history: nothing countable is eligible.
+    if ((free.counted?.length ?? 0) === 0) return free;
+  }
+  return env.serves.serve({ tenantId: snapshot.tenantId, endUserId, nowMs, policy, decide });
+}
+
+/** One item of the explanation, before names and items outside the snapshot are added. */
+export interface ExplainedItem {
+  kind: 'flow' | 'content';
+  id: string;
+  reason: ItemDecision['reason'];
+  detail: string | null;
+  record: Record<string, unknown>;
+}
+
+/**
+ * "Why didn't it show?": what a session of this end user on `url` would be served now, with
+ * each item's reason, decided by the same `chooseSession` as `serveSession` on the same
+ * snapshot, contributor choices and policy history, without writing anything (first decisions
+ * of contributors are not remembered, nothing is recorded in the ledger).
+ */
+export async function explainSession(
+  env: SessionEnv,
+  tenantId: string,
+  who: { externalId: string | null; anonymousId: string | null },
+  url: string | undefined,
+): Promise<ExplainedItem[]> {
+  const nowMs = env.clock();
+  const user = await env.lookup({
+    tenantId,
+    userId: who.externalId ?? undefined,
+    anonymousId: who.externalId ? undefined : (who.anonymousId ?? undefined),
+    now: new Date(nowMs),
+  });
+  const snapshot = await env.cache.snapshot(tenantId, user.version);
+  const known = user.endUserId === null ? null : user;
+  const input: SessionInput = { userId: who.externalId ?? undefined, url };
+  const rules = ruleContextOf(known, input);
+  const inAudience = audienceMatcher(snapshot.audiences, rules, new Map());
+  const facts: SessionFacts = {
+    tenantId,
+    sessionId: newId(),
+    endUserId: user.endUserId,
+    userId: user.externalId ?? null,
+    anonymousId: who.anonymousId,
+    url,
+    locale: undefined,
+    rules,
+    nowMs,
+    inAudience,
+  };
+  const choices = choosers(env, snapshot, user).map((choose) => choose(facts));
+  const filter = { frequency: snapshot.frequency, user: known, url, nowMs, inAudience };
+  const policy =
+    snapshot.policy === null
+      ? undefined
+      : {
+          policy: snapshot.policy,
+          history:
+            user.endUserId === null
+              ? EMPTY_HISTORY
+              : await env.serves.history(tenantId, user.endUserId, nowMs, snapshot.policy),
+        };
+  const explain: ItemDecision[] = [];
+  chooseSession(snapshot, filter, choices, undefined, policy, explain);
+  return explain.map((d) => {
+    const item = (d.kind === 'flow' ? snapshot.items.flows : snapshot.items.content)[d.index]!;
+    let detail = d.detail;
+    if (d.reason === 'AUDIENCE_MISMATCH' && item.servable.audienceId) {
+      const tree = snapshot.audiences.get(item.servable.audienceId);
+      detail = tree
+        ? `audience ${item.servable.audienceId}: ${firstFailingRule(tree, rules) ?? 'no match'}`
+        : `audience ${item.servable.audienceId} no longer exists`;
+    } else if (d.reason === 'EXPIRED' && item.servable.expiresAt !== null) {
+      detail = `expired at ${new Date(item.servable.expiresAt).toISOString()}`;
+    } else if (d.reason === 'URL_MISMATCH') {
+      detail = url === undefined ? 'no url given' : 'the url does not match its trigger or target url';
+    }
+    return { kind: d.kind, id: d.id, reason: d.reason, detail, record: item.record };
+  });
 }

@@ -106,6 +106,8 @@ const contentListColumns = {
   siteId: contentItems.siteId,
   status: contentItems.status,
   audienceId: contentItems.audienceId,
+  priority: contentItems.priority,
+  bypassCaps: contentItems.bypassCaps,
   createdAt: contentItems.createdAt,
   updatedAt: contentItems.updatedAt,
 };

@@ -4,6 +4,7 @@ import {
   type ContributorChoice,
   candidatesOf,
   chooseSession,
+  type ItemDecision,
   type ItemFilter,
   type Servable,
 } from './choose-session.js';
@@ -26,7 +27,15 @@ const servable: fc.Arbitrary<Servable> = fc
     ),
     onDemand: fc.boolean(),
   })
-  .map((s) => ({ ...s, urlBound: s.contains.length > 0 || s.rule !== null }));
+  .map((s) => ({
+    ...s,
+    urlBound: s.contains.length > 0 || s.rule !== null,
+    priority: 0,
+    publishedAt: 0,
+    bypassCaps: false,
+    autoStart: true,
+    scopes: ['all'],
+  }));
 
 const choice: fc.Arbitrary<ContributorChoice> = fc.record(
   {
@@ -59,12 +68,101 @@ describe('chooseSession with candidates', () => {
             inAudience,
           };
           const shared = candidatesOf(items, url, inAudience);
-          expect(chooseSession(items, filter, choices, shared)).toEqual(
-            chooseSession(items, filter, choices),
-          );
+          const plain = chooseSession(items, filter, choices);
+          expect(chooseSession(items, filter, choices, shared)).toEqual(plain);
+          // The explanation is the same choice, with a reason for exactly the items left out.
+          const explain: ItemDecision[] = [];
+          expect(chooseSession(items, filter, choices, shared, undefined, explain)).toEqual(plain);
+          expect(explain).toHaveLength(flows.length + content.length);
+          for (const d of explain) {
+            const chosen = (d.kind === 'flow' ? plain.flows : plain.content).includes(d.index);
+            expect(d.reason === null).toBe(chosen);
+          }
+          // A policy that holds nothing back changes nothing.
+          const neutral = chooseSession(items, filter, choices, shared, {
+            policy: { caps: [], cooldownSeconds: 0, afterDismissDays: null },
+            history: { served: [], dismissedAt: new Map() },
+          });
+          expect({ ...neutral, counted: undefined }).toEqual({ ...plain, counted: undefined });
         },
       ),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('chooseSession explanations', () => {
+  const base = (id: string, over: Partial<Servable> = {}): Servable => ({
+    id,
+    audienceId: null,
+    expiresAt: null,
+    contains: [],
+    rule: null,
+    urlBound: false,
+    onDemand: false,
+    priority: 0,
+    publishedAt: 0,
+    bypassCaps: false,
+    autoStart: true,
+    scopes: ['all', 'flows'],
+    ...over,
+  });
+  const filter: ItemFilter = {
+    frequency: { repeatCompleted: false, repeatDismissed: false },
+    user: null,
+    url: 'https://x.test/a',
+    nowMs: 10,
+    inAudience: () => true,
+  };
+
+  it('names an experiment holdout and journey content that is not due', () => {
+    const flows = [
+      base('variant-b'),
+      base('journey-step', { onDemand: true }),
+      base('due', { onDemand: true }),
+    ];
+    const explain: ItemDecision[] = [];
+    const choice = chooseSession(
+      { flows, content: [] },
+      filter,
+      [{ withhold: ['variant-b'] }, { include: ['due'] }],
+      undefined,
+      undefined,
+      explain,
+    );
+    expect(choice.flows).toEqual([2]);
+    expect(explain.map((d) => [d.id, d.reason])).toEqual([
+      ['variant-b', 'EXPERIMENT_HOLDOUT'],
+      ['journey-step', 'JOURNEY_NOT_AT_STEP'],
+      ['due', null],
+    ]);
+  });
+
+  it('drops the journey entry of journey content the policy holds back', () => {
+    const flows = [base('a', { priority: 1 }), base('j', { onDemand: true })];
+    const choice = chooseSession(
+      { flows, content: [] },
+      filter,
+      [
+        {
+          include: ['j'],
+          journeys: [
+            { journeyId: 'J', enrollmentId: 'E', nodeId: 'N', visit: 1, contentType: 'flow', contentId: 'j' },
+          ],
+        },
+      ],
+      undefined,
+      {
+        policy: {
+          caps: [{ scope: 'flows', max: 1, per: 'session' }],
+          cooldownSeconds: 0,
+          afterDismissDays: null,
+        },
+        history: { served: [], dismissedAt: new Map() },
+      },
+    );
+    expect(choice.flows).toEqual([0]);
+    expect(choice.journeys).toEqual([]);
+    expect(choice.counted).toEqual([{ id: 'a', scopes: ['all', 'flows'] }]);
   });
 });

@@ -1,5 +1,6 @@
 import { matchesRules, type RuleContext, type RuleNode } from '../../../engine/rules.js';
 import { matchUrl, type UrlRule } from '../../../engine/url-match.js';
+import { applyPolicy, type DeliveryPolicy, type PolicyHistory, type PolicyItem } from './policy.js';
 
 /**
  * What one session is served, decided without I/O from a tenant's delivery snapshot (loaded
@@ -22,6 +23,48 @@ export interface Servable {
   urlBound: boolean;
   /** Served only when a contributor brings it in (journey content that is not published on its own). */
   onDemand: boolean;
+  /** Delivery priority: higher first (default 0). */
+  priority: number;
+  /** Published (else created), ms: ties of priority go to the most recent. */
+  publishedAt: number;
+  /** Never held back by the delivery policy. */
+  bypassCaps: boolean;
+  /** Starts by itself (not a MANUAL flow, `manual` / `side_button` content or self-help). */
+  autoStart: boolean;
+  /** The policy's cap scopes it falls in (`all`, `flows` or its content type, maybe `modal-like`). */
+  scopes: readonly string[];
+}
+
+/**
+ * Why an item is not served (or null: served), one code of a documented list
+ * (docs/delivery-policy.md). The session and the explanation get them from the same functions.
+ */
+export const REASON_CODES = [
+  'NOT_PUBLISHED',
+  'SCHEDULED',
+  'EXPIRED',
+  'URL_MISMATCH',
+  'AUDIENCE_MISMATCH',
+  'ALREADY_COMPLETED',
+  'DISMISSED',
+  'CAPPED',
+  'COOLDOWN',
+  'LOWER_PRIORITY',
+  'EXPERIMENT_HOLDOUT',
+  'JOURNEY_NOT_AT_STEP',
+  'LOCALE_MISSING',
+  'PLAN_LIMIT',
+] as const;
+export type ReasonCode = (typeof REASON_CODES)[number];
+
+/** One item's decision (explanations): `reason` null when served. */
+export interface ItemDecision {
+  kind: 'flow' | 'content';
+  /** Index into the snapshot's `flows` or `content`. */
+  index: number;
+  id: string;
+  reason: ReasonCode | null;
+  detail: string | null;
 }
 
 /** The frequency cap (tenant setting `settings.frequency`). */
@@ -54,21 +97,30 @@ function urlAllows(item: Servable, url: string | undefined): boolean {
   return item.rule === null || matchUrl(url, item.rule);
 }
 
-/** Not expired, not capped: what changes with the time and the end user's item states. */
-function allowedNow(item: Servable, f: ItemFilter): boolean {
-  if (item.expiresAt !== null && item.expiresAt <= f.nowMs) return false;
+/** Expired, completed or dismissed: what changes with the time and the end user's item states. */
+function reasonNow(item: Servable, f: ItemFilter): ReasonCode | null {
+  if (item.expiresAt !== null && item.expiresAt <= f.nowMs) return 'EXPIRED';
   if (f.user) {
-    if (!f.frequency.repeatCompleted && f.user.completed.has(item.id)) return false;
-    if (!f.frequency.repeatDismissed && f.user.dismissed.has(item.id)) return false;
+    if (!f.frequency.repeatCompleted && f.user.completed.has(item.id)) return 'ALREADY_COMPLETED';
+    if (!f.frequency.repeatDismissed && f.user.dismissed.has(item.id)) return 'DISMISSED';
   }
-  return true;
+  return null;
 }
 
-/** On a matching url, in its audience: the same for every session of one url and rule context. */
-function allowedHere(item: Servable, url: string | undefined, inAudience: (id: string) => boolean): boolean {
-  if (!urlAllows(item, url)) return false;
-  return item.audienceId === null || inAudience(item.audienceId);
+const allowedNow = (item: Servable, f: ItemFilter): boolean => reasonNow(item, f) === null;
+
+/** Off its url or out of its audience: the same for every session of one url and rule context. */
+function reasonHere(
+  item: Servable,
+  url: string | undefined,
+  inAudience: (id: string) => boolean,
+): ReasonCode | null {
+  if (!urlAllows(item, url)) return 'URL_MISMATCH';
+  return item.audienceId === null || inAudience(item.audienceId) ? null : 'AUDIENCE_MISMATCH';
 }
+
+const allowedHere = (item: Servable, url: string | undefined, inAudience: (id: string) => boolean): boolean =>
+  reasonHere(item, url, inAudience) === null;
 
 /** Whether an item may be served now: not expired, not capped, on a matching url, in its audience. */
 export function itemAllowed(item: Servable, f: ItemFilter): boolean {
@@ -177,6 +229,30 @@ export interface SessionChoice {
   content: number[];
   experiments: ExperimentAssignment[];
   journeys: JourneyDue[];
+  /** With a policy: the served items that count against it (what the serve ledger records). */
+  counted?: { id: string; scopes: readonly string[] }[];
+}
+
+/** The tenant's delivery policy and what this user was served before (absent: no policy). */
+export interface SessionPolicy {
+  policy: DeliveryPolicy;
+  history: PolicyHistory;
+}
+
+/**
+ * Why `item` is not served, before the policy: withheld by an experiment, a journey item not
+ * due, expired, completed, dismissed, off its url or out of its audience (null: eligible).
+ */
+function eligibility(
+  item: Servable,
+  filter: ItemFilter,
+  withheld: ReadonlySet<string>,
+  included: ReadonlySet<string>,
+): ReasonCode | null {
+  if (withheld.has(item.id)) return 'EXPERIMENT_HOLDOUT';
+  if (included.has(item.id)) return null;
+  if (item.onDemand) return 'JOURNEY_NOT_AT_STEP';
+  return reasonNow(item, filter) ?? reasonHere(item, filter.url, filter.inAudience);
 }
 
 function chooseList(
@@ -197,9 +273,26 @@ function chooseList(
   }
   const chosen: number[] = [];
   for (let i = 0; i < items.length; i++) {
+    if (eligibility(items[i]!, filter, withheld, included) === null) chosen.push(i);
+  }
+  return chosen;
+}
+
+/** Every item's eligibility (explanations): the same rule as `chooseList`, with its reason. */
+function explainList(
+  kind: 'flow' | 'content',
+  items: readonly Servable[],
+  filter: ItemFilter,
+  withheld: ReadonlySet<string>,
+  included: ReadonlySet<string>,
+  out: ItemDecision[],
+): number[] {
+  const chosen: number[] = [];
+  for (let i = 0; i < items.length; i++) {
     const item = items[i]!;
-    if (withheld.has(item.id)) continue;
-    if (included.has(item.id) || (!item.onDemand && itemAllowed(item, filter))) chosen.push(i);
+    const reason = eligibility(item, filter, withheld, included);
+    out.push({ kind, index: i, id: item.id, reason, detail: null });
+    if (reason === null) chosen.push(i);
   }
   return chosen;
 }
@@ -218,6 +311,9 @@ export function chooseSession(
   filter: ItemFilter,
   choices: readonly ContributorChoice[],
   candidates?: Candidates,
+  policy?: SessionPolicy,
+  /** When given, every item's decision is pushed to it (the explanation; no shortcut taken). */
+  explain?: ItemDecision[],
 ): SessionChoice {
   const experiments: ExperimentAssignment[] = [];
   const journeys: JourneyDue[] = [];
@@ -229,10 +325,86 @@ export function chooseSession(
     if (choice.withhold?.length) withheld = new Set([...withheld, ...choice.withhold]);
     if (choice.include?.length) included = new Set([...included, ...choice.include]);
   }
-  return {
-    flows: chooseList(items.flows, filter, withheld, included, candidates?.flows),
-    content: chooseList(items.content, filter, withheld, included, candidates?.content),
-    experiments,
-    journeys,
+  // With `afterDismissDays` the policy decides how long a dismissed item stays away.
+  const eligibleFilter =
+    policy && policy.policy.afterDismissDays !== null && !filter.frequency.repeatDismissed
+      ? { ...filter, frequency: { ...filter.frequency, repeatDismissed: true } }
+      : filter;
+  const choice: SessionChoice = explain
+    ? {
+        flows: explainList('flow', items.flows, eligibleFilter, withheld, included, explain),
+        content: explainList('content', items.content, eligibleFilter, withheld, included, explain),
+        experiments,
+        journeys,
+      }
+    : {
+        flows: chooseList(items.flows, eligibleFilter, withheld, included, candidates?.flows),
+        content: chooseList(items.content, eligibleFilter, withheld, included, candidates?.content),
+        experiments,
+        journeys,
+      };
+  return policy ? withPolicy(items, choice, policy, filter.nowMs, explain) : choice;
+}
+
+const policyItem = (s: Servable): PolicyItem => s;
+
+/**
+ * The policy applied to an eligible choice: the flows and content it holds back are dropped
+ * (with the journeys that brought them), the rest counted for the ledger.
+ */
+function withPolicy(
+  items: { flows: readonly Servable[]; content: readonly Servable[] },
+  choice: SessionChoice,
+  { policy, history }: SessionPolicy,
+  nowMs: number,
+  explain: ItemDecision[] | undefined,
+): SessionChoice {
+  const all: Servable[] = [];
+  for (const i of choice.flows) all.push(items.flows[i]!);
+  for (const i of choice.content) all.push(items.content[i]!);
+  const outcome = applyPolicy(all.map(policyItem), policy, history, nowMs);
+  const counted = outcome.counted.map((k) => ({ id: all[k]!.id, scopes: all[k]!.scopes }));
+  if (outcome.verdicts.size === 0) return { ...choice, counted };
+  const nf = choice.flows.length;
+  const flows = choice.flows.filter((_, k) => outcome.shown[k]);
+  const content = choice.content.filter((_, k) => outcome.shown[nf + k]);
+  const held = new Set<string>();
+  for (const [k, verdict] of outcome.verdicts) {
+    const item = all[k]!;
+    held.add(item.id);
+    if (explain) {
+      const kind = k < nf ? 'flow' : 'content';
+      const decision = explain.find((d) => d.kind === kind && d.id === item.id);
+      if (decision) {
+        decision.reason = verdict.reason;
+        decision.detail = verdict.detail;
+      }
+    }
+  }
+  const journeys = choice.journeys.filter((j) => !held.has(j.contentId));
+  return { ...choice, flows, content, journeys, counted };
+}
+
+const isGroup = (node: RuleNode): node is Extract<RuleNode, { rules: RuleNode[] }> =>
+  typeof node === 'object' && node !== null && Array.isArray((node as { rules?: unknown }).rules);
+
+/**
+ * The first rule of an audience that fails for this context (explanations): the first failing
+ * leaf of an AND, the first leaf of an OR (all fail), a NOT group itself. Names its field and
+ * operator, e.g. `traits.plan eq`; null when the tree matches.
+ */
+export function firstFailingRule(tree: RuleNode, context: RuleContext): string | null {
+  if (matchesRules(tree, context)) return null;
+  const walk = (node: RuleNode): string => {
+    if (!isGroup(node)) {
+      const leaf = node as { field?: unknown; operator?: unknown };
+      return `${String(leaf.field)} ${String(leaf.operator)}`;
+    }
+    const op = node.logicalOperator ?? 'AND';
+    if (op === 'NOT') return 'NOT group';
+    if (op === 'OR') return node.rules.length > 0 ? walk(node.rules[0]!) : 'empty OR group';
+    for (const child of node.rules) if (!matchesRules(child, context)) return walk(child);
+    return 'group';
   };
+  return walk(tree);
 }
