@@ -36,6 +36,8 @@ export function StepPreview({ flowName, step }: { flowName: string; step: Step |
         audienceId: null,
         trigger: { type: 'MANUAL', config: {} },
         scheduledAt: null,
+        priority: 0,
+        bypassCaps: false,
         expiresAt: null,
         createdAt: now,
         updatedAt: now,
