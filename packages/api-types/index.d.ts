@@ -937,10 +937,110 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Publish a flow
+         * Publish a flow (a published one with unpublished changes: the next version)
          * @description Needs the EDITOR role or higher.
          */
         post: operations["postFlowPublish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flows/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List versions (newest first)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getFlowVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flows/{id}/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version (its snapshot)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getFlowVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flows/{id}/versions/{a}/diff/{b}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two versions (fields; steps, nodes and edges added, removed, moved, changed)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getFlowVersionDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flows/{id}/versions/{n}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version into the working copy (publish to serve it)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postFlowVersionRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flows/{id}/versions/{n}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back: publish a version again (as a new version, live at once)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postFlowVersionPublish"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1171,6 +1271,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/content/tooltips/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List versions (newest first)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentTooltipVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/tooltips/{id}/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version (its snapshot)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentTooltipVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/tooltips/{id}/versions/{a}/diff/{b}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two versions (fields; steps, nodes and edges added, removed, moved, changed)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentTooltipVersionDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/tooltips/{id}/versions/{n}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version into the working copy (publish to serve it)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentTooltipVersionRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/tooltips/{id}/versions/{n}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back: publish a version again (as a new version, live at once)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentTooltipVersionPublish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/content/beacons": {
         parameters: {
             query?: never;
@@ -1277,6 +1477,106 @@ export interface paths {
          * @description Needs the EDITOR role or higher.
          */
         post: operations["postContentBeaconRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/beacons/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List versions (newest first)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentBeaconVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/beacons/{id}/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version (its snapshot)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentBeaconVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/beacons/{id}/versions/{a}/diff/{b}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two versions (fields; steps, nodes and edges added, removed, moved, changed)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentBeaconVersionDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/beacons/{id}/versions/{n}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version into the working copy (publish to serve it)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentBeaconVersionRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/beacons/{id}/versions/{n}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back: publish a version again (as a new version, live at once)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentBeaconVersionPublish"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1395,6 +1695,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/content/task-lists/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List versions (newest first)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentTaskListVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/task-lists/{id}/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version (its snapshot)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentTaskListVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/task-lists/{id}/versions/{a}/diff/{b}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two versions (fields; steps, nodes and edges added, removed, moved, changed)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentTaskListVersionDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/task-lists/{id}/versions/{n}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version into the working copy (publish to serve it)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentTaskListVersionRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/task-lists/{id}/versions/{n}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back: publish a version again (as a new version, live at once)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentTaskListVersionPublish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/content/surveys": {
         parameters: {
             query?: never;
@@ -1501,6 +1901,106 @@ export interface paths {
          * @description Needs the EDITOR role or higher.
          */
         post: operations["postContentSurveyRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/surveys/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List versions (newest first)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentSurveyVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/surveys/{id}/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version (its snapshot)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentSurveyVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/surveys/{id}/versions/{a}/diff/{b}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two versions (fields; steps, nodes and edges added, removed, moved, changed)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentSurveyVersionDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/surveys/{id}/versions/{n}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version into the working copy (publish to serve it)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentSurveyVersionRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/surveys/{id}/versions/{n}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back: publish a version again (as a new version, live at once)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentSurveyVersionPublish"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1619,6 +2119,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/content/announcements/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List versions (newest first)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentAnnouncementVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/announcements/{id}/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version (its snapshot)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentAnnouncementVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/announcements/{id}/versions/{a}/diff/{b}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two versions (fields; steps, nodes and edges added, removed, moved, changed)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentAnnouncementVersionDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/announcements/{id}/versions/{n}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version into the working copy (publish to serve it)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentAnnouncementVersionRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/announcements/{id}/versions/{n}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back: publish a version again (as a new version, live at once)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentAnnouncementVersionPublish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/content/self-help": {
         parameters: {
             query?: never;
@@ -1725,6 +2325,106 @@ export interface paths {
          * @description Needs the EDITOR role or higher.
          */
         post: operations["postContentSelfHelpWidgetRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/self-help/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List versions (newest first)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentSelfHelpWidgetVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/self-help/{id}/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version (its snapshot)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentSelfHelpWidgetVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/self-help/{id}/versions/{a}/diff/{b}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two versions (fields; steps, nodes and edges added, removed, moved, changed)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentSelfHelpWidgetVersionDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/self-help/{id}/versions/{n}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version into the working copy (publish to serve it)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentSelfHelpWidgetVersionRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/self-help/{id}/versions/{n}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back: publish a version again (as a new version, live at once)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentSelfHelpWidgetVersionPublish"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2615,6 +3315,10 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The live (published) version; null before the first publish */
+            version?: number | null;
+            /** @description The working copy differs from the live version (publish to serve it) */
+            hasUnpublishedChanges?: boolean;
             /** @enum {string} */
             type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
             content: {
@@ -2658,6 +3362,10 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The live (published) version; null before the first publish */
+            version?: number | null;
+            /** @description The working copy differs from the live version (publish to serve it) */
+            hasUnpublishedChanges?: boolean;
             targetSelector: string;
             content: {
                 message: string;
@@ -2750,6 +3458,10 @@ export interface components {
             publishedAt: string | null;
             archivedAt: string | null;
             steps: components["schemas"]["FlowStep"][];
+            /** @description The live (published) version; null before the first publish */
+            version?: number | null;
+            /** @description The working copy differs from the live version (publish to serve it) */
+            hasUnpublishedChanges?: boolean;
         };
         FlowStep: {
             /** Format: uuid */
@@ -3056,6 +3768,10 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The live (published) version; null before the first publish */
+            version?: number | null;
+            /** @description The working copy differs from the live version (publish to serve it) */
+            hasUnpublishedChanges?: boolean;
             config: {
                 [key: string]: unknown;
             };
@@ -3083,6 +3799,10 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The live (published) version; null before the first publish */
+            version?: number | null;
+            /** @description The working copy differs from the live version (publish to serve it) */
+            hasUnpublishedChanges?: boolean;
             questions: {
                 key: string;
                 /** @enum {string} */
@@ -3115,6 +3835,10 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The live (published) version; null before the first publish */
+            version?: number | null;
+            /** @description The working copy differs from the live version (publish to serve it) */
+            hasUnpublishedChanges?: boolean;
             description: string | null;
             items: {
                 title: string;
@@ -3146,6 +3870,10 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The live (published) version; null before the first publish */
+            version?: number | null;
+            /** @description The working copy differs from the live version (publish to serve it) */
+            hasUnpublishedChanges?: boolean;
             targetSelector: string;
             content: {
                 text: string;
@@ -6289,6 +7017,196 @@ export interface operations {
             };
             cookie?: never;
         };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Flow"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getFlowVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            /** @description The user who published (null: the scheduler or the migration) */
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description Stored size of the snapshot */
+                            bytes: number;
+                            /** @description The version the SDK serves while the item is published */
+                            live: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getFlowVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description The item's versioned fields */
+                            snapshot: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getFlowVersionDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                a: number;
+                b: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            from: number;
+                            to: number;
+                            fields: {
+                                path: string;
+                                from: unknown;
+                                to: unknown;
+                            }[];
+                            /** @description Flows: steps; journeys: nodes and edges (added, removed, moved, changed) */
+                            collections: {
+                                [key: string]: {
+                                    added: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    removed: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    moved: {
+                                        id: string;
+                                        from: number;
+                                        to: number;
+                                    }[];
+                                    changed: {
+                                        id: string;
+                                        fields: {
+                                            path: string;
+                                            from: unknown;
+                                            to: unknown;
+                                        }[];
+                                    }[];
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postFlowVersionRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
         requestBody?: never;
         responses: {
             /** @description OK */
@@ -6307,6 +7225,46 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postFlowVersionPublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Flow"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -6755,6 +7713,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             content: {
                                 text: string;
@@ -6817,6 +7779,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             content: {
                                 text: string;
@@ -6879,6 +7845,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             content: {
                                 text: string;
@@ -7004,6 +7974,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             content: {
                                 text: string;
@@ -7035,7 +8009,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -7067,6 +8048,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             content: {
                                 text: string;
@@ -7085,6 +8070,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -7130,6 +8116,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             content: {
                                 text: string;
@@ -7193,6 +8183,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             content: {
                                 text: string;
@@ -7211,6 +8205,300 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentTooltipVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            /** @description The user who published (null: the scheduler or the migration) */
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description Stored size of the snapshot */
+                            bytes: number;
+                            /** @description The version the SDK serves while the item is published */
+                            live: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentTooltipVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description The item's versioned fields */
+                            snapshot: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentTooltipVersionDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                a: number;
+                b: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            from: number;
+                            to: number;
+                            fields: {
+                                path: string;
+                                from: unknown;
+                                to: unknown;
+                            }[];
+                            /** @description Flows: steps; journeys: nodes and edges (added, removed, moved, changed) */
+                            collections: {
+                                [key: string]: {
+                                    added: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    removed: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    moved: {
+                                        id: string;
+                                        from: number;
+                                        to: number;
+                                    }[];
+                                    changed: {
+                                        id: string;
+                                        fields: {
+                                            path: string;
+                                            from: unknown;
+                                            to: unknown;
+                                        }[];
+                                    }[];
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentTooltipVersionRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            targetSelector: string;
+                            content: {
+                                text: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            position: "AUTO" | "TOP" | "BOTTOM" | "LEFT" | "RIGHT";
+                            targetUrl: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentTooltipVersionPublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            targetSelector: string;
+                            content: {
+                                text: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            position: "AUTO" | "TOP" | "BOTTOM" | "LEFT" | "RIGHT";
+                            targetUrl: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -7374,6 +8662,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             content: {
                                 message: string;
@@ -7436,6 +8728,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             content: {
                                 message: string;
@@ -7498,6 +8794,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             content: {
                                 message: string;
@@ -7621,6 +8921,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             content: {
                                 message: string;
@@ -7652,7 +8956,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -7684,6 +8995,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             content: {
                                 message: string;
@@ -7702,6 +9017,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -7747,6 +9063,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             content: {
                                 message: string;
@@ -7810,6 +9130,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             content: {
                                 message: string;
@@ -7828,6 +9152,300 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentBeaconVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            /** @description The user who published (null: the scheduler or the migration) */
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description Stored size of the snapshot */
+                            bytes: number;
+                            /** @description The version the SDK serves while the item is published */
+                            live: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentBeaconVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description The item's versioned fields */
+                            snapshot: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentBeaconVersionDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                a: number;
+                b: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            from: number;
+                            to: number;
+                            fields: {
+                                path: string;
+                                from: unknown;
+                                to: unknown;
+                            }[];
+                            /** @description Flows: steps; journeys: nodes and edges (added, removed, moved, changed) */
+                            collections: {
+                                [key: string]: {
+                                    added: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    removed: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    moved: {
+                                        id: string;
+                                        from: number;
+                                        to: number;
+                                    }[];
+                                    changed: {
+                                        id: string;
+                                        fields: {
+                                            path: string;
+                                            from: unknown;
+                                            to: unknown;
+                                        }[];
+                                    }[];
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentBeaconVersionRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            targetSelector: string;
+                            content: {
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            targetUrl: string | null;
+                            /** @enum {string} */
+                            animation: "none" | "subtle" | "full";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentBeaconVersionPublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            targetSelector: string;
+                            content: {
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            targetUrl: string | null;
+                            /** @enum {string} */
+                            animation: "none" | "subtle" | "full";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -7984,6 +9602,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             description: string | null;
                             items: {
                                 title: string;
@@ -8047,6 +9669,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             description: string | null;
                             items: {
                                 title: string;
@@ -8110,6 +9736,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             description: string | null;
                             items: {
                                 title: string;
@@ -8227,6 +9857,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             description: string | null;
                             items: {
                                 title: string;
@@ -8259,7 +9893,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -8291,6 +9932,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             description: string | null;
                             items: {
                                 title: string;
@@ -8310,6 +9955,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -8355,6 +10001,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             description: string | null;
                             items: {
                                 title: string;
@@ -8419,6 +10069,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             description: string | null;
                             items: {
                                 title: string;
@@ -8438,6 +10092,302 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentTaskListVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            /** @description The user who published (null: the scheduler or the migration) */
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description Stored size of the snapshot */
+                            bytes: number;
+                            /** @description The version the SDK serves while the item is published */
+                            live: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentTaskListVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description The item's versioned fields */
+                            snapshot: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentTaskListVersionDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                a: number;
+                b: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            from: number;
+                            to: number;
+                            fields: {
+                                path: string;
+                                from: unknown;
+                                to: unknown;
+                            }[];
+                            /** @description Flows: steps; journeys: nodes and edges (added, removed, moved, changed) */
+                            collections: {
+                                [key: string]: {
+                                    added: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    removed: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    moved: {
+                                        id: string;
+                                        from: number;
+                                        to: number;
+                                    }[];
+                                    changed: {
+                                        id: string;
+                                        fields: {
+                                            path: string;
+                                            from: unknown;
+                                            to: unknown;
+                                        }[];
+                                    }[];
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentTaskListVersionRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            description: string | null;
+                            items: {
+                                title: string;
+                                /** @enum {string} */
+                                actionType: "NAVIGATE" | "COMPLETE_FLOW" | "FILL_FORM" | "EXTERNAL_LINK";
+                                actionConfig: {
+                                    [key: string]: unknown;
+                                };
+                                order: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentTaskListVersionPublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            description: string | null;
+                            items: {
+                                title: string;
+                                /** @enum {string} */
+                                actionType: "NAVIGATE" | "COMPLETE_FLOW" | "FILL_FORM" | "EXTERNAL_LINK";
+                                actionConfig: {
+                                    [key: string]: unknown;
+                                };
+                                order: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -8606,6 +10556,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             questions: {
                                 key: string;
                                 /** @enum {string} */
@@ -8670,6 +10624,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             questions: {
                                 key: string;
                                 /** @enum {string} */
@@ -8734,6 +10692,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             questions: {
                                 key: string;
                                 /** @enum {string} */
@@ -8864,6 +10826,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             questions: {
                                 key: string;
                                 /** @enum {string} */
@@ -8897,7 +10863,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -8929,6 +10902,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             questions: {
                                 key: string;
                                 /** @enum {string} */
@@ -8949,6 +10926,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -8994,6 +10972,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             questions: {
                                 key: string;
                                 /** @enum {string} */
@@ -9059,6 +11041,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             questions: {
                                 key: string;
                                 /** @enum {string} */
@@ -9079,6 +11065,304 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentSurveyVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            /** @description The user who published (null: the scheduler or the migration) */
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description Stored size of the snapshot */
+                            bytes: number;
+                            /** @description The version the SDK serves while the item is published */
+                            live: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentSurveyVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description The item's versioned fields */
+                            snapshot: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentSurveyVersionDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                a: number;
+                b: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            from: number;
+                            to: number;
+                            fields: {
+                                path: string;
+                                from: unknown;
+                                to: unknown;
+                            }[];
+                            /** @description Flows: steps; journeys: nodes and edges (added, removed, moved, changed) */
+                            collections: {
+                                [key: string]: {
+                                    added: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    removed: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    moved: {
+                                        id: string;
+                                        from: number;
+                                        to: number;
+                                    }[];
+                                    changed: {
+                                        id: string;
+                                        fields: {
+                                            path: string;
+                                            from: unknown;
+                                            to: unknown;
+                                        }[];
+                                    }[];
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentSurveyVersionRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            questions: {
+                                key: string;
+                                /** @enum {string} */
+                                type: "RATING" | "TEXT" | "MULTIPLE_CHOICE" | "SINGLE_CHOICE" | "NPS" | "SCALE" | "BOOLEAN" | "DROPDOWN";
+                                question: string;
+                                required: boolean;
+                                options: {
+                                    [key: string]: unknown;
+                                };
+                                order: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentSurveyVersionPublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            questions: {
+                                key: string;
+                                /** @enum {string} */
+                                type: "RATING" | "TEXT" | "MULTIPLE_CHOICE" | "SINGLE_CHOICE" | "NPS" | "SCALE" | "BOOLEAN" | "DROPDOWN";
+                                question: string;
+                                required: boolean;
+                                options: {
+                                    [key: string]: unknown;
+                                };
+                                order: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -9243,6 +11527,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             /** @enum {string} */
                             type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
                             content: {
@@ -9306,6 +11594,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             /** @enum {string} */
                             type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
                             content: {
@@ -9369,6 +11661,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             /** @enum {string} */
                             type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
                             content: {
@@ -9494,6 +11790,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             /** @enum {string} */
                             type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
                             content: {
@@ -9526,7 +11826,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -9558,6 +11865,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             /** @enum {string} */
                             type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
                             content: {
@@ -9577,6 +11888,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -9622,6 +11934,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             /** @enum {string} */
                             type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
                             content: {
@@ -9686,6 +12002,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             /** @enum {string} */
                             type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
                             content: {
@@ -9705,6 +12025,302 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentAnnouncementVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            /** @description The user who published (null: the scheduler or the migration) */
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description Stored size of the snapshot */
+                            bytes: number;
+                            /** @description The version the SDK serves while the item is published */
+                            live: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentAnnouncementVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description The item's versioned fields */
+                            snapshot: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentAnnouncementVersionDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                a: number;
+                b: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            from: number;
+                            to: number;
+                            fields: {
+                                path: string;
+                                from: unknown;
+                                to: unknown;
+                            }[];
+                            /** @description Flows: steps; journeys: nodes and edges (added, removed, moved, changed) */
+                            collections: {
+                                [key: string]: {
+                                    added: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    removed: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    moved: {
+                                        id: string;
+                                        from: number;
+                                        to: number;
+                                    }[];
+                                    changed: {
+                                        id: string;
+                                        fields: {
+                                            path: string;
+                                            from: unknown;
+                                            to: unknown;
+                                        }[];
+                                    }[];
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentAnnouncementVersionRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            /** @enum {string} */
+                            type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
+                            content: {
+                                title: string;
+                                body?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            scheduledAt: string | null;
+                            expiresAt: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentAnnouncementVersionPublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            /** @enum {string} */
+                            type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
+                            content: {
+                                title: string;
+                                body?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            scheduledAt: string | null;
+                            expiresAt: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -9824,6 +12440,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             config: {
                                 [key: string]: unknown;
                             };
@@ -9883,6 +12503,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             config: {
                                 [key: string]: unknown;
                             };
@@ -9942,6 +12566,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             config: {
                                 [key: string]: unknown;
                             };
@@ -10018,6 +12646,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             config: {
                                 [key: string]: unknown;
                             };
@@ -10046,7 +12678,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -10078,6 +12717,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             config: {
                                 [key: string]: unknown;
                             };
@@ -10093,6 +12736,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -10138,6 +12782,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             config: {
                                 [key: string]: unknown;
                             };
@@ -10198,6 +12846,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             config: {
                                 [key: string]: unknown;
                             };
@@ -10213,6 +12865,294 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentSelfHelpWidgetVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            /** @description The user who published (null: the scheduler or the migration) */
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description Stored size of the snapshot */
+                            bytes: number;
+                            /** @description The version the SDK serves while the item is published */
+                            live: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentSelfHelpWidgetVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description The item's versioned fields */
+                            snapshot: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentSelfHelpWidgetVersionDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                a: number;
+                b: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            from: number;
+                            to: number;
+                            fields: {
+                                path: string;
+                                from: unknown;
+                                to: unknown;
+                            }[];
+                            /** @description Flows: steps; journeys: nodes and edges (added, removed, moved, changed) */
+                            collections: {
+                                [key: string]: {
+                                    added: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    removed: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    moved: {
+                                        id: string;
+                                        from: number;
+                                        to: number;
+                                    }[];
+                                    changed: {
+                                        id: string;
+                                        fields: {
+                                            path: string;
+                                            from: unknown;
+                                            to: unknown;
+                                        }[];
+                                    }[];
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentSelfHelpWidgetVersionRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            items: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentSelfHelpWidgetVersionPublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            items: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };

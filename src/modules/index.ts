@@ -19,6 +19,7 @@ import { pricingModule } from './pricing/index.js';
 import { sdkModule } from './sdk/index.js';
 import { tenantsModule } from './tenants/index.js';
 import { translationsModule } from './translations/index.js';
+import { versionsModule } from './versions/index.js';
 
 /**
  * Every module of the service, in order. The order is data: routes register in it (the events
@@ -33,6 +34,7 @@ export const allModules: readonly ModuleManifest[] = [
   apiKeysModule,
   auditModule,
   pricingModule,
+  versionsModule,
   audiencesModule,
   translationsModule,
   eventsModule,

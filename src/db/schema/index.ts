@@ -13,3 +13,4 @@ export * from './platform.js';
 export * from './pricing.js';
 export * from './sdk.js';
 export * from './translations.js';
+export * from './versions.js';

@@ -25,7 +25,30 @@ export function toContentRecord(row: ContentItemRow) {
     updatedAt: row.updatedAt,
   };
 }
-export type ContentRecord = ReturnType<typeof toContentRecord>;
+export type ContentRecord = ReturnType<typeof toContentRecord> & {
+  version?: number | null;
+  hasUnpublishedChanges?: boolean;
+};
+
+/** A content item's versioned fields (working copy or a published version): all but its lifecycle. */
+export const contentSnapshot = (row: ContentItemRow) => ({
+  name: row.name,
+  siteId: row.siteId,
+  audienceId: row.audienceId,
+  triggerConfig: row.triggerConfig,
+  targetUrl: row.targetUrl,
+  body: row.body,
+});
+export type ContentSnapshot = ReturnType<typeof contentSnapshot>;
+
+/** The item as a published version shows it: the version's fields over the row's lifecycle. */
+export const publishedContent = (
+  row: ContentItemRow,
+  live: { version: number; snapshot: unknown },
+): ContentRecord => ({
+  ...toContentRecord({ ...row, ...(live.snapshot as ContentSnapshot) }),
+  version: live.version,
+});
 
 /** An NPS survey as the API shows it: the row as it is. */
 export type NpsSurveyRecord = NpsSurveyRow;

@@ -134,3 +134,17 @@ export const findSurveysOf = (
   exec: Executor,
   pairs: { tenantIds: string[]; ids: string[] },
 ): Promise<SurveyQuestionsRow[]> => runStatement(exec, SURVEYS_OF, pairs);
+
+/** One content item of the tenant (any type), or undefined. */
+export async function findContentItem(
+  exec: Executor,
+  tenantId: string,
+  id: string,
+): Promise<ContentItemRow | undefined> {
+  const [row] = await exec
+    .select()
+    .from(contentItems)
+    .where(and(eq(contentItems.tenantId, tenantId), eq(contentItems.id, id)))
+    .limit(1);
+  return row;
+}
