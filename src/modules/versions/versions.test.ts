@@ -244,7 +244,7 @@ describe('flow versions', () => {
     expectError(
       await callAs(t, viewer, 'POST', `/api/flows/${flow.id}/versions/1/restore`),
       403,
-      'INSUFFICIENT_PERMISSIONS',
+      'INSUFFICIENT_ROLE',
     );
   });
 });
@@ -316,5 +316,45 @@ describe('content versions', () => {
       404,
       'CONTENT_NOT_FOUND',
     );
+  });
+});
+
+describe('audience versions', () => {
+  it('every change is a version, applied at once; restore applies an old one as a new version', async () => {
+    const { tenant, session, call } = await setup();
+    const pro = { field: 'traits.plan', operator: 'eq', value: 'pro' };
+    const aud = await dashboard(t, tenant, 'POST', '/api/audiences', { name: 'Pro', ruleTree: pro });
+    const flow = await newFlow(tenant, ['a'], { audienceId: aud.id });
+    await dashboard(t, tenant, 'POST', `/api/flows/${flow.id}/publish`);
+    expect((await session()).flows).toEqual([]);
+
+    await dashboard(t, tenant, 'PATCH', `/api/audiences/${aud.id}`, {
+      name: 'Everyone',
+      ruleTree: { field: 'traits.plan', operator: 'not_exists' },
+    });
+    expect((await session()).flows.map((f) => f.id)).toEqual([flow.id]);
+    // A PATCH that changes nothing is no version.
+    await dashboard(t, tenant, 'PATCH', `/api/audiences/${aud.id}`, { name: 'Everyone' });
+
+    const list = await dashboard(t, tenant, 'GET', `/api/audiences/${aud.id}/versions`);
+    expect(list.map((v: { version: number; live: boolean }) => v.version)).toEqual([2, 1]);
+    const diff = await dashboard(t, tenant, 'GET', `/api/audiences/${aud.id}/versions/1/diff/2`);
+    expect(diff.fields).toEqual([
+      { path: 'name', from: 'Pro', to: 'Everyone' },
+      { path: 'ruleTree.operator', from: 'eq', to: 'not_exists' },
+      { path: 'ruleTree.value', from: 'pro', to: null },
+    ]);
+
+    const restored = await call('POST', `/api/audiences/${aud.id}/versions/1/restore`);
+    expect(restored.statusCode, restored.body).toBe(200);
+    expect(restored.json().data).toMatchObject({ name: 'Pro', ruleTree: pro });
+    expect((await session()).flows).toEqual([]);
+    const after = await dashboard(t, tenant, 'GET', `/api/audiences/${aud.id}/versions`);
+    expect(after.map((v: { version: number }) => v.version)).toEqual([3, 2, 1]);
+    // No draft, so no publish route.
+    expect((await call('POST', `/api/audiences/${aud.id}/versions/1/publish`)).statusCode).toBe(404);
+    expectError(await call('GET', `/api/audiences/${aud.id}/versions/7`), 404, 'CONTENT_NOT_FOUND');
+    const other = await createTenant(t);
+    expectError(await callAs(t, other, 'GET', `/api/audiences/${aud.id}/versions`), 404, 'NOT_FOUND');
   });
 });
