@@ -15,7 +15,7 @@ const pgUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5
 
 const store = await createStandaloneStore({
   serverUrl: mode === 'postgres' ? pgUrl : undefined,
-  env: { LOG_LEVEL: 'warn', REDIS_URL: '' },
+  env: { LOG_LEVEL: 'warn', REDIS_URL: '', RATE_LIMIT_GLOBAL: '100000000' },
 });
 const server = await startServer(store.env);
 const api = async (method: string, path: string, body?: unknown) => {
