@@ -646,6 +646,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audiences/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List versions (newest first)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getAudienceVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audiences/{id}/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version (its snapshot)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getAudienceVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audiences/{id}/versions/{a}/diff/{b}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two versions (fields; steps, nodes and edges added, removed, moved, changed)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getAudienceVersionDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audiences/{id}/versions/{n}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version (applied at once, as a new version)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postAudienceVersionRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/translations": {
         parameters: {
             query?: never;
@@ -1095,10 +1175,110 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Publish a flow
+         * Publish a flow (a published one with unpublished changes: the next version)
          * @description Needs the EDITOR role or higher.
          */
         post: operations["postFlowPublish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flows/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List versions (newest first)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getFlowVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flows/{id}/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version (its snapshot)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getFlowVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flows/{id}/versions/{a}/diff/{b}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two versions (fields; steps, nodes and edges added, removed, moved, changed)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getFlowVersionDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flows/{id}/versions/{n}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version into the working copy (publish to serve it)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postFlowVersionRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flows/{id}/versions/{n}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back: publish a version again (as a new version, live at once)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postFlowVersionPublish"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1329,6 +1509,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/content/tooltips/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List versions (newest first)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentTooltipVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/tooltips/{id}/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version (its snapshot)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentTooltipVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/tooltips/{id}/versions/{a}/diff/{b}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two versions (fields; steps, nodes and edges added, removed, moved, changed)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentTooltipVersionDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/tooltips/{id}/versions/{n}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version into the working copy (publish to serve it)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentTooltipVersionRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/tooltips/{id}/versions/{n}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back: publish a version again (as a new version, live at once)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentTooltipVersionPublish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/content/beacons": {
         parameters: {
             query?: never;
@@ -1435,6 +1715,106 @@ export interface paths {
          * @description Needs the EDITOR role or higher.
          */
         post: operations["postContentBeaconRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/beacons/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List versions (newest first)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentBeaconVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/beacons/{id}/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version (its snapshot)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentBeaconVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/beacons/{id}/versions/{a}/diff/{b}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two versions (fields; steps, nodes and edges added, removed, moved, changed)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentBeaconVersionDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/beacons/{id}/versions/{n}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version into the working copy (publish to serve it)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentBeaconVersionRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/beacons/{id}/versions/{n}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back: publish a version again (as a new version, live at once)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentBeaconVersionPublish"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1553,6 +1933,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/content/task-lists/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List versions (newest first)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentTaskListVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/task-lists/{id}/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version (its snapshot)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentTaskListVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/task-lists/{id}/versions/{a}/diff/{b}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two versions (fields; steps, nodes and edges added, removed, moved, changed)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentTaskListVersionDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/task-lists/{id}/versions/{n}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version into the working copy (publish to serve it)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentTaskListVersionRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/task-lists/{id}/versions/{n}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back: publish a version again (as a new version, live at once)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentTaskListVersionPublish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/content/surveys": {
         parameters: {
             query?: never;
@@ -1659,6 +2139,106 @@ export interface paths {
          * @description Needs the EDITOR role or higher.
          */
         post: operations["postContentSurveyRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/surveys/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List versions (newest first)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentSurveyVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/surveys/{id}/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version (its snapshot)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentSurveyVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/surveys/{id}/versions/{a}/diff/{b}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two versions (fields; steps, nodes and edges added, removed, moved, changed)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentSurveyVersionDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/surveys/{id}/versions/{n}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version into the working copy (publish to serve it)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentSurveyVersionRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/surveys/{id}/versions/{n}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back: publish a version again (as a new version, live at once)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentSurveyVersionPublish"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1777,6 +2357,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/content/announcements/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List versions (newest first)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentAnnouncementVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/announcements/{id}/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version (its snapshot)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentAnnouncementVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/announcements/{id}/versions/{a}/diff/{b}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two versions (fields; steps, nodes and edges added, removed, moved, changed)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentAnnouncementVersionDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/announcements/{id}/versions/{n}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version into the working copy (publish to serve it)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentAnnouncementVersionRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/announcements/{id}/versions/{n}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back: publish a version again (as a new version, live at once)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentAnnouncementVersionPublish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/content/self-help": {
         parameters: {
             query?: never;
@@ -1883,6 +2563,106 @@ export interface paths {
          * @description Needs the EDITOR role or higher.
          */
         post: operations["postContentSelfHelpWidgetRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/self-help/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List versions (newest first)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentSelfHelpWidgetVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/self-help/{id}/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version (its snapshot)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentSelfHelpWidgetVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/self-help/{id}/versions/{a}/diff/{b}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two versions (fields; steps, nodes and edges added, removed, moved, changed)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentSelfHelpWidgetVersionDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/self-help/{id}/versions/{n}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version into the working copy (publish to serve it)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentSelfHelpWidgetVersionRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/content/self-help/{id}/versions/{n}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back: publish a version again (as a new version, live at once)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postContentSelfHelpWidgetVersionPublish"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2973,6 +3753,10 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The live (published) version; null before the first publish */
+            version?: number | null;
+            /** @description The working copy differs from the live version (publish to serve it) */
+            hasUnpublishedChanges?: boolean;
             /** @enum {string} */
             type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
             content: {
@@ -3020,6 +3804,10 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The live (published) version; null before the first publish */
+            version?: number | null;
+            /** @description The working copy differs from the live version (publish to serve it) */
+            hasUnpublishedChanges?: boolean;
             targetSelector: string;
             targetFingerprint?: {
                 [key: string]: unknown;
@@ -3148,6 +3936,10 @@ export interface components {
             publishedAt: string | null;
             archivedAt: string | null;
             steps: components["schemas"]["FlowStep"][];
+            /** @description The live (published) version; null before the first publish */
+            version?: number | null;
+            /** @description The working copy differs from the live version (publish to serve it) */
+            hasUnpublishedChanges?: boolean;
         };
         FlowStep: {
             /** Format: uuid */
@@ -3469,6 +4261,10 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The live (published) version; null before the first publish */
+            version?: number | null;
+            /** @description The working copy differs from the live version (publish to serve it) */
+            hasUnpublishedChanges?: boolean;
             config: {
                 [key: string]: unknown;
             };
@@ -3500,6 +4296,10 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The live (published) version; null before the first publish */
+            version?: number | null;
+            /** @description The working copy differs from the live version (publish to serve it) */
+            hasUnpublishedChanges?: boolean;
             questions: {
                 key: string;
                 /** @enum {string} */
@@ -3601,6 +4401,10 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The live (published) version; null before the first publish */
+            version?: number | null;
+            /** @description The working copy differs from the live version (publish to serve it) */
+            hasUnpublishedChanges?: boolean;
             description: string | null;
             items: {
                 title: string;
@@ -3636,6 +4440,10 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The live (published) version; null before the first publish */
+            version?: number | null;
+            /** @description The working copy differs from the live version (publish to serve it) */
+            hasUnpublishedChanges?: boolean;
             targetSelector: string;
             targetFingerprint?: {
                 [key: string]: unknown;
@@ -5753,6 +6561,201 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    getAudienceVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            /** @description The user who published (null: the scheduler or the migration) */
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description Stored size of the snapshot */
+                            bytes: number;
+                            /** @description The version the SDK serves while the item is published */
+                            live: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getAudienceVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description The item's versioned fields */
+                            snapshot: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getAudienceVersionDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                a: number;
+                b: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            from: number;
+                            to: number;
+                            fields: {
+                                path: string;
+                                from: unknown;
+                                to: unknown;
+                            }[];
+                            /** @description Flows: steps; journeys: nodes and edges (added, removed, moved, changed) */
+                            collections: {
+                                [key: string]: {
+                                    added: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    removed: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    moved: {
+                                        id: string;
+                                        from: number;
+                                        to: number;
+                                    }[];
+                                    changed: {
+                                        id: string;
+                                        fields: {
+                                            path: string;
+                                            from: unknown;
+                                            to: unknown;
+                                        }[];
+                                    }[];
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postAudienceVersionRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            ruleTree: components["schemas"]["RuleTree"];
+                            /** Format: uuid */
+                            tenantId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            deletedAt: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     getTranslations: {
         parameters: {
             query?: {
@@ -7274,6 +8277,196 @@ export interface operations {
             };
             cookie?: never;
         };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Flow"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getFlowVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            /** @description The user who published (null: the scheduler or the migration) */
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description Stored size of the snapshot */
+                            bytes: number;
+                            /** @description The version the SDK serves while the item is published */
+                            live: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getFlowVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description The item's versioned fields */
+                            snapshot: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getFlowVersionDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                a: number;
+                b: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            from: number;
+                            to: number;
+                            fields: {
+                                path: string;
+                                from: unknown;
+                                to: unknown;
+                            }[];
+                            /** @description Flows: steps; journeys: nodes and edges (added, removed, moved, changed) */
+                            collections: {
+                                [key: string]: {
+                                    added: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    removed: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    moved: {
+                                        id: string;
+                                        from: number;
+                                        to: number;
+                                    }[];
+                                    changed: {
+                                        id: string;
+                                        fields: {
+                                            path: string;
+                                            from: unknown;
+                                            to: unknown;
+                                        }[];
+                                    }[];
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postFlowVersionRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
         requestBody?: never;
         responses: {
             /** @description OK */
@@ -7292,6 +8485,46 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postFlowVersionPublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Flow"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -7771,6 +9004,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             targetFingerprint?: {
                                 [key: string]: unknown;
@@ -7840,6 +9077,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             targetFingerprint?: {
                                 [key: string]: unknown;
@@ -7909,6 +9150,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             targetFingerprint?: {
                                 [key: string]: unknown;
@@ -8052,6 +9297,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             targetFingerprint?: {
                                 [key: string]: unknown;
@@ -8086,7 +9335,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -8122,6 +9378,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             targetFingerprint?: {
                                 [key: string]: unknown;
@@ -8143,6 +9403,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -8192,6 +9453,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             targetFingerprint?: {
                                 [key: string]: unknown;
@@ -8262,6 +9527,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             targetFingerprint?: {
                                 [key: string]: unknown;
@@ -8283,6 +9552,314 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentTooltipVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            /** @description The user who published (null: the scheduler or the migration) */
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description Stored size of the snapshot */
+                            bytes: number;
+                            /** @description The version the SDK serves while the item is published */
+                            live: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentTooltipVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description The item's versioned fields */
+                            snapshot: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentTooltipVersionDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                a: number;
+                b: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            from: number;
+                            to: number;
+                            fields: {
+                                path: string;
+                                from: unknown;
+                                to: unknown;
+                            }[];
+                            /** @description Flows: steps; journeys: nodes and edges (added, removed, moved, changed) */
+                            collections: {
+                                [key: string]: {
+                                    added: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    removed: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    moved: {
+                                        id: string;
+                                        from: number;
+                                        to: number;
+                                    }[];
+                                    changed: {
+                                        id: string;
+                                        fields: {
+                                            path: string;
+                                            from: unknown;
+                                            to: unknown;
+                                        }[];
+                                    }[];
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentTooltipVersionRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            targetSelector: string;
+                            targetFingerprint?: {
+                                [key: string]: unknown;
+                            } | null;
+                            content: {
+                                text: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            position: "AUTO" | "TOP" | "BOTTOM" | "LEFT" | "RIGHT";
+                            targetUrl: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentTooltipVersionPublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            targetSelector: string;
+                            targetFingerprint?: {
+                                [key: string]: unknown;
+                            } | null;
+                            content: {
+                                text: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            position: "AUTO" | "TOP" | "BOTTOM" | "LEFT" | "RIGHT";
+                            targetUrl: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -8463,6 +10040,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             targetFingerprint?: {
                                 [key: string]: unknown;
@@ -8532,6 +10113,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             targetFingerprint?: {
                                 [key: string]: unknown;
@@ -8601,6 +10186,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             targetFingerprint?: {
                                 [key: string]: unknown;
@@ -8742,6 +10331,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             targetFingerprint?: {
                                 [key: string]: unknown;
@@ -8776,7 +10369,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -8812,6 +10412,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             targetFingerprint?: {
                                 [key: string]: unknown;
@@ -8833,6 +10437,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -8882,6 +10487,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             targetFingerprint?: {
                                 [key: string]: unknown;
@@ -8952,6 +10561,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             targetSelector: string;
                             targetFingerprint?: {
                                 [key: string]: unknown;
@@ -8973,6 +10586,314 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentBeaconVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            /** @description The user who published (null: the scheduler or the migration) */
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description Stored size of the snapshot */
+                            bytes: number;
+                            /** @description The version the SDK serves while the item is published */
+                            live: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentBeaconVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description The item's versioned fields */
+                            snapshot: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentBeaconVersionDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                a: number;
+                b: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            from: number;
+                            to: number;
+                            fields: {
+                                path: string;
+                                from: unknown;
+                                to: unknown;
+                            }[];
+                            /** @description Flows: steps; journeys: nodes and edges (added, removed, moved, changed) */
+                            collections: {
+                                [key: string]: {
+                                    added: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    removed: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    moved: {
+                                        id: string;
+                                        from: number;
+                                        to: number;
+                                    }[];
+                                    changed: {
+                                        id: string;
+                                        fields: {
+                                            path: string;
+                                            from: unknown;
+                                            to: unknown;
+                                        }[];
+                                    }[];
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentBeaconVersionRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            targetSelector: string;
+                            targetFingerprint?: {
+                                [key: string]: unknown;
+                            } | null;
+                            content: {
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            targetUrl: string | null;
+                            /** @enum {string} */
+                            animation: "none" | "subtle" | "full";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentBeaconVersionPublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            targetSelector: string;
+                            targetFingerprint?: {
+                                [key: string]: unknown;
+                            } | null;
+                            content: {
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            targetUrl: string | null;
+                            /** @enum {string} */
+                            animation: "none" | "subtle" | "full";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -9139,6 +11060,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             description: string | null;
                             items: {
                                 title: string;
@@ -9206,6 +11131,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             description: string | null;
                             items: {
                                 title: string;
@@ -9273,6 +11202,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             description: string | null;
                             items: {
                                 title: string;
@@ -9398,6 +11331,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             description: string | null;
                             items: {
                                 title: string;
@@ -9430,7 +11367,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -9466,6 +11410,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             description: string | null;
                             items: {
                                 title: string;
@@ -9485,6 +11433,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -9534,6 +11483,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             description: string | null;
                             items: {
                                 title: string;
@@ -9602,6 +11555,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             description: string | null;
                             items: {
                                 title: string;
@@ -9621,6 +11578,310 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentTaskListVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            /** @description The user who published (null: the scheduler or the migration) */
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description Stored size of the snapshot */
+                            bytes: number;
+                            /** @description The version the SDK serves while the item is published */
+                            live: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentTaskListVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description The item's versioned fields */
+                            snapshot: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentTaskListVersionDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                a: number;
+                b: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            from: number;
+                            to: number;
+                            fields: {
+                                path: string;
+                                from: unknown;
+                                to: unknown;
+                            }[];
+                            /** @description Flows: steps; journeys: nodes and edges (added, removed, moved, changed) */
+                            collections: {
+                                [key: string]: {
+                                    added: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    removed: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    moved: {
+                                        id: string;
+                                        from: number;
+                                        to: number;
+                                    }[];
+                                    changed: {
+                                        id: string;
+                                        fields: {
+                                            path: string;
+                                            from: unknown;
+                                            to: unknown;
+                                        }[];
+                                    }[];
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentTaskListVersionRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            description: string | null;
+                            items: {
+                                title: string;
+                                /** @enum {string} */
+                                actionType: "NAVIGATE" | "COMPLETE_FLOW" | "FILL_FORM" | "EXTERNAL_LINK";
+                                actionConfig: {
+                                    [key: string]: unknown;
+                                };
+                                order: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentTaskListVersionPublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            description: string | null;
+                            items: {
+                                title: string;
+                                /** @enum {string} */
+                                actionType: "NAVIGATE" | "COMPLETE_FLOW" | "FILL_FORM" | "EXTERNAL_LINK";
+                                actionConfig: {
+                                    [key: string]: unknown;
+                                };
+                                order: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -9799,6 +12060,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             questions: {
                                 key: string;
                                 /** @enum {string} */
@@ -9867,6 +12132,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             questions: {
                                 key: string;
                                 /** @enum {string} */
@@ -9935,6 +12204,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             questions: {
                                 key: string;
                                 /** @enum {string} */
@@ -10073,6 +12346,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             questions: {
                                 key: string;
                                 /** @enum {string} */
@@ -10106,7 +12383,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -10142,6 +12426,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             questions: {
                                 key: string;
                                 /** @enum {string} */
@@ -10162,6 +12450,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -10211,6 +12500,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             questions: {
                                 key: string;
                                 /** @enum {string} */
@@ -10280,6 +12573,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             questions: {
                                 key: string;
                                 /** @enum {string} */
@@ -10300,6 +12597,312 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentSurveyVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            /** @description The user who published (null: the scheduler or the migration) */
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description Stored size of the snapshot */
+                            bytes: number;
+                            /** @description The version the SDK serves while the item is published */
+                            live: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentSurveyVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description The item's versioned fields */
+                            snapshot: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentSurveyVersionDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                a: number;
+                b: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            from: number;
+                            to: number;
+                            fields: {
+                                path: string;
+                                from: unknown;
+                                to: unknown;
+                            }[];
+                            /** @description Flows: steps; journeys: nodes and edges (added, removed, moved, changed) */
+                            collections: {
+                                [key: string]: {
+                                    added: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    removed: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    moved: {
+                                        id: string;
+                                        from: number;
+                                        to: number;
+                                    }[];
+                                    changed: {
+                                        id: string;
+                                        fields: {
+                                            path: string;
+                                            from: unknown;
+                                            to: unknown;
+                                        }[];
+                                    }[];
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentSurveyVersionRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            questions: {
+                                key: string;
+                                /** @enum {string} */
+                                type: "RATING" | "TEXT" | "MULTIPLE_CHOICE" | "SINGLE_CHOICE" | "NPS" | "SCALE" | "BOOLEAN" | "DROPDOWN";
+                                question: string;
+                                required: boolean;
+                                options: {
+                                    [key: string]: unknown;
+                                };
+                                order: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentSurveyVersionPublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            questions: {
+                                key: string;
+                                /** @enum {string} */
+                                type: "RATING" | "TEXT" | "MULTIPLE_CHOICE" | "SINGLE_CHOICE" | "NPS" | "SCALE" | "BOOLEAN" | "DROPDOWN";
+                                question: string;
+                                required: boolean;
+                                options: {
+                                    [key: string]: unknown;
+                                };
+                                order: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -10474,6 +13077,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             /** @enum {string} */
                             type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
                             content: {
@@ -10541,6 +13148,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             /** @enum {string} */
                             type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
                             content: {
@@ -10608,6 +13219,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             /** @enum {string} */
                             type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
                             content: {
@@ -10741,6 +13356,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             /** @enum {string} */
                             type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
                             content: {
@@ -10773,7 +13392,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -10809,6 +13435,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             /** @enum {string} */
                             type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
                             content: {
@@ -10828,6 +13458,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -10877,6 +13508,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             /** @enum {string} */
                             type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
                             content: {
@@ -10945,6 +13580,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             /** @enum {string} */
                             type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
                             content: {
@@ -10964,6 +13603,310 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentAnnouncementVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            /** @description The user who published (null: the scheduler or the migration) */
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description Stored size of the snapshot */
+                            bytes: number;
+                            /** @description The version the SDK serves while the item is published */
+                            live: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentAnnouncementVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description The item's versioned fields */
+                            snapshot: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentAnnouncementVersionDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                a: number;
+                b: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            from: number;
+                            to: number;
+                            fields: {
+                                path: string;
+                                from: unknown;
+                                to: unknown;
+                            }[];
+                            /** @description Flows: steps; journeys: nodes and edges (added, removed, moved, changed) */
+                            collections: {
+                                [key: string]: {
+                                    added: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    removed: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    moved: {
+                                        id: string;
+                                        from: number;
+                                        to: number;
+                                    }[];
+                                    changed: {
+                                        id: string;
+                                        fields: {
+                                            path: string;
+                                            from: unknown;
+                                            to: unknown;
+                                        }[];
+                                    }[];
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentAnnouncementVersionRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            /** @enum {string} */
+                            type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
+                            content: {
+                                title: string;
+                                body?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            scheduledAt: string | null;
+                            expiresAt: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentAnnouncementVersionPublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            /** @enum {string} */
+                            type: "MODAL" | "BANNER" | "SLIDEOUT" | "TOAST";
+                            content: {
+                                title: string;
+                                body?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            scheduledAt: string | null;
+                            expiresAt: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -11093,6 +14036,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             config: {
                                 [key: string]: unknown;
                             };
@@ -11156,6 +14103,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             config: {
                                 [key: string]: unknown;
                             };
@@ -11219,6 +14170,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             config: {
                                 [key: string]: unknown;
                             };
@@ -11303,6 +14258,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             config: {
                                 [key: string]: unknown;
                             };
@@ -11331,7 +14290,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -11367,6 +14333,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             config: {
                                 [key: string]: unknown;
                             };
@@ -11382,6 +14352,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -11431,6 +14402,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             config: {
                                 [key: string]: unknown;
                             };
@@ -11495,6 +14470,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
                             config: {
                                 [key: string]: unknown;
                             };
@@ -11510,6 +14489,302 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentSelfHelpWidgetVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            /** @description The user who published (null: the scheduler or the migration) */
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description Stored size of the snapshot */
+                            bytes: number;
+                            /** @description The version the SDK serves while the item is published */
+                            live: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentSelfHelpWidgetVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description The item's versioned fields */
+                            snapshot: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentSelfHelpWidgetVersionDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                a: number;
+                b: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            from: number;
+                            to: number;
+                            fields: {
+                                path: string;
+                                from: unknown;
+                                to: unknown;
+                            }[];
+                            /** @description Flows: steps; journeys: nodes and edges (added, removed, moved, changed) */
+                            collections: {
+                                [key: string]: {
+                                    added: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    removed: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    moved: {
+                                        id: string;
+                                        from: number;
+                                        to: number;
+                                    }[];
+                                    changed: {
+                                        id: string;
+                                        fields: {
+                                            path: string;
+                                            from: unknown;
+                                            to: unknown;
+                                        }[];
+                                    }[];
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentSelfHelpWidgetVersionRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            items: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postContentSelfHelpWidgetVersionPublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /**
+                             * @description the type slug
+                             * @enum {string}
+                             */
+                            contentType: "tooltips" | "beacons" | "task-lists" | "surveys" | "announcements" | "self-help";
+                            name: string;
+                            /** Format: uuid */
+                            siteId: string;
+                            /** @enum {string} */
+                            status: "DRAFT" | "SCHEDULED" | "PUBLISHED" | "ARCHIVED";
+                            audienceId: string | null;
+                            triggerConfig: components["schemas"]["TriggerConfig"] | null;
+                            /** @description delivery priority: higher first (default 0) */
+                            priority: number;
+                            /** @description never held back by the tenant's delivery policy */
+                            bypassCaps: boolean;
+                            publishedAt: string | null;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The live (published) version; null before the first publish */
+                            version?: number | null;
+                            /** @description The working copy differs from the live version (publish to serve it) */
+                            hasUnpublishedChanges?: boolean;
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            items: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };

@@ -20,6 +20,7 @@ import { sdkModule } from './sdk/index.js';
 import { targetingModule } from './targeting/index.js';
 import { tenantsModule } from './tenants/index.js';
 import { translationsModule } from './translations/index.js';
+import { versionsModule } from './versions/index.js';
 import { webhooksModule } from './webhooks/index.js';
 
 /**
@@ -35,6 +36,7 @@ export const allModules: readonly ModuleManifest[] = [
   apiKeysModule,
   auditModule,
   pricingModule,
+  versionsModule,
   audiencesModule,
   translationsModule,
   eventsModule,

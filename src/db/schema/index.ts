@@ -14,4 +14,5 @@ export * from './pricing.js';
 export * from './sdk.js';
 export * from './targeting.js';
 export * from './translations.js';
+export * from './versions.js';
 export * from './webhooks.js';

@@ -309,9 +309,9 @@ describe('update', () => {
 
     const rows = await auditOf(a.id);
     expect(rows.map((r) => [r.action, r.metadata])).toEqual([
-      ['AUDIENCE_CREATED', { name: 'Before' }],
-      ['AUDIENCE_UPDATED', { changedFields: ['name'] }],
-      ['AUDIENCE_UPDATED', { changedFields: ['description', 'ruleTree'] }],
+      ['AUDIENCE_CREATED', { name: 'Before', version: 1 }],
+      ['AUDIENCE_UPDATED', { changedFields: ['name'], version: 2 }],
+      ['AUDIENCE_UPDATED', { changedFields: ['description', 'ruleTree'], version: 3 }],
     ]);
   });
 
@@ -373,7 +373,7 @@ describe('delete and restore', () => {
 
     const rows = await auditOf(a.id);
     expect(rows.map((r) => [r.action, r.metadata])).toEqual([
-      ['AUDIENCE_CREATED', { name: 'Phoenix' }],
+      ['AUDIENCE_CREATED', { name: 'Phoenix', version: 1 }],
       ['AUDIENCE_DELETED', { name: 'Phoenix' }],
       ['AUDIENCE_UPDATED', { restored: true }],
     ]);

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { errors, idParams } from '../../platform/http/schemas.js';
+import { registerVersionRoutes } from '../versions/index.js';
 import {
   audienceList,
   audienceResponse,
@@ -12,6 +13,7 @@ import {
   updateAudienceBody,
 } from './schemas.js';
 import {
+  audienceVersions,
   createAudience,
   deleteAudience,
   evaluateAudience,
@@ -133,4 +135,6 @@ export const audienceRoutes: FastifyPluginAsyncZod = async (app) => {
       data: await evaluateAudience(ctxOf(request), request.params.id, request.body),
     }),
   );
+
+  registerVersionRoutes(app, audienceVersions);
 };

@@ -1,14 +1,21 @@
-import type { Executor } from '../../db/client.js';
+import type { Executor, Transaction } from '../../db/client.js';
 import { evaluateRules } from '../../engine/rules.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { AppError, notFound } from '../../platform/errors.js';
+import { idParams } from '../../platform/http/schemas.js';
 import { newId } from '../../platform/ids.js';
 import type { PageRequest } from '../../platform/pagination.js';
 import type { ReferenceRegistry } from '../../platform/references.js';
 import { assertReference } from '../../platform/references-check.js';
 import { sameJson } from '../../platform/same-json.js';
 import { transitionTable } from '../../platform/state-machine.js';
-import type { CreateAudienceInput, EvaluationContext, UpdateAudienceInput } from './schemas.js';
+import { recordChange, type VersionedKind } from '../versions/index.js';
+import {
+  audienceResponse,
+  type CreateAudienceInput,
+  type EvaluationContext,
+  type UpdateAudienceInput,
+} from './schemas.js';
 import {
   type AudienceRow,
   findAudience,
@@ -53,15 +60,49 @@ export async function createAudience(ctx: ServiceCtx, input: CreateAudienceInput
       description: input.description ?? null,
       ruleTree: input.ruleTree,
     });
+    const version = await versionOf(tx, ctx, row);
     await audit(ctx, tx, {
       action: 'AUDIENCE_CREATED',
       entityType: 'audience',
       entityId: row.id,
-      metadata: { name: row.name },
+      metadata: { name: row.name, version },
     });
     return row;
   });
 }
+
+// ---- versions: an audience has no draft, every change is a version, live at once ----------------
+
+const audienceSnapshot = (row: Pick<AudienceRow, 'name' | 'description' | 'ruleTree'>) => ({
+  name: row.name,
+  description: row.description,
+  ruleTree: row.ruleTree,
+});
+
+/** Records the audience as it now is as its next version (none when it equals the last); the version. */
+const versionOf = (tx: Executor, ctx: ServiceCtx, row: AudienceRow) =>
+  recordChange(tx, { tenantId: ctx.tenantId, itemType: 'audience', itemId: row.id }, audienceSnapshot(row), {
+    actorId: ctx.actorId,
+    now: ctx.now,
+  });
+
+/** `/api/audiences/:id/versions…`: restoring applies the version at once, as a new one. */
+export const audienceVersions: VersionedKind = {
+  itemType: 'audience',
+  path: '/api/audiences/:id',
+  params: idParams,
+  tags: ['audiences'],
+  entityType: 'audience',
+  auditPrefix: 'AUDIENCE',
+  find: async (exec, ctx, params, opts) => (await mustFind(exec, ctx.tenantId, params.id, opts)).id,
+  async restore(tx: Transaction, ctx: ServiceCtx, id: string, snapshot: unknown) {
+    const s = snapshot as ReturnType<typeof audienceSnapshot>;
+    const row = await updateAudienceRow(tx, ctx.tenantId, id, { ...s, updatedAt: ctx.now });
+    await versionOf(tx, ctx, row!);
+  },
+  read: (exec, ctx, id) => mustFind(exec, ctx.tenantId, id),
+  response: audienceResponse,
+};
 
 /** PATCH: only fields whose value differs are written and audited; an empty change is a no-op read. */
 export async function updateAudience(ctx: ServiceCtx, id: string, input: UpdateAudienceInput) {
@@ -78,11 +119,12 @@ export async function updateAudience(ctx: ServiceCtx, id: string, input: UpdateA
     const changedFields = Object.keys(changes);
     if (changedFields.length === 0) return current;
     const row = await updateAudienceRow(tx, ctx.tenantId, current.id, { ...changes, updatedAt: ctx.now });
+    const version = await versionOf(tx, ctx, row!);
     await audit(ctx, tx, {
       action: 'AUDIENCE_UPDATED',
       entityType: 'audience',
       entityId: current.id,
-      metadata: { changedFields },
+      metadata: { changedFields, version },
     });
     return row!;
   });

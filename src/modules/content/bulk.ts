@@ -4,7 +4,8 @@ import type { Referrer } from '../../platform/references.js';
 import { sourceStates, stateColumns } from '../../platform/state-machine.js';
 import { CONTENT_TYPE_LIST } from './definitions.js';
 import { contentLifecycle, transitionAudit } from './lifecycle.js';
-import { type ContentItemsToMove, moveContentItems } from './store/content-items.js';
+import { takeContentVersion } from './service.js';
+import { type ContentItemsToMove, findContentItem, moveContentItems } from './store/content-items.js';
 import { CONTENT_STATUSES } from './store/records.js';
 
 type BulkAction = 'publishDue' | 'expire' | 'unpublish';
@@ -52,6 +53,11 @@ export async function publishDueAnnouncements(exec: Executor, now: Date): Promis
     now,
     { automatic: true },
   );
+  // Going live takes a version (published by nobody: the scheduler).
+  for (const r of rows) {
+    const row = await findContentItem(exec, r.tenantId, r.id);
+    if (row) await takeContentVersion(exec, { actorId: null, now }, row);
+  }
   return rows.length;
 }
 

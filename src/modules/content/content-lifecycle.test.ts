@@ -172,7 +172,7 @@ describe('lifecycle details', () => {
         'CONTENT_UPDATED',
         'task-lists',
         acme.owner.userId,
-        { transition: { from: 'DRAFT', to: 'PUBLISHED', action: 'publish' } },
+        { transition: { from: 'DRAFT', to: 'PUBLISHED', action: 'publish' }, version: 1 },
       ],
       [
         'CONTENT_UPDATED',

@@ -4,6 +4,7 @@ import { requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { dataOf, errors, idParams, listOf } from '../../platform/http/schemas.js';
 import { paginationQuery } from '../../platform/pagination.js';
+import { publishBody, registerVersionRoutes } from '../versions/index.js';
 import {
   CONTENT_DEFS,
   CONTENT_TYPE_LIST,
@@ -18,6 +19,7 @@ import { contentListQuery, surveyResponseList } from './schemas.js';
 import {
   type ContentInput,
   changeContentState,
+  contentVersions,
   createContent,
   getContent,
   listContent,
@@ -167,14 +169,23 @@ export const contentTypeRoutes: FastifyPluginAsyncZod = async (app) => {
             operationId: `post${n.Singular}${action.charAt(0).toUpperCase()}${action.slice(1)}`,
             summary: actionSummary(action, n),
             params: idParams,
-            response: { 200: one, ...errors(401, 403, 404, 409) },
+            ...(action === 'publish' ? { body: publishBody } : {}),
+            response: { 200: one, ...errors(400, 401, 403, 404, 409) },
           },
         },
         async (request) => ({
-          data: await changeContentState(ctxOf(request), def, request.params.id, action),
+          data: await changeContentState(
+            ctxOf(request),
+            def,
+            request.params.id,
+            action,
+            (request.body as { note?: string } | null | undefined)?.note,
+          ),
         }),
       );
     }
+
+    registerVersionRoutes(app, contentVersions(def, n.Singular, tags));
   }
 
   app.get(

@@ -813,7 +813,7 @@ describe('audit', () => {
       .where(and(eq(auditLogs.tenantId, acme.tenantId), eq(auditLogs.entityId, id)))
       .orderBy(auditLogs.createdAt, auditLogs.id);
     expect(rows.map((r) => [r.action, r.metadata])).toEqual([
-      ['CONTENT_CREATED', { name: 'Sample announcements', status: 'PUBLISHED' }],
+      ['CONTENT_CREATED', { name: 'Sample announcements', status: 'PUBLISHED', version: 1 }],
       ['CONTENT_UPDATED', { changes: ['name', 'type'] }],
       ['CONTENT_UPDATED', { transition: { from: 'PUBLISHED', to: 'DRAFT', action: 'unpublish' } }],
       ['CONTENT_ARCHIVED', { transition: { from: 'DRAFT', to: 'ARCHIVED', action: 'archive' } }],

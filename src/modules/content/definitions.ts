@@ -5,6 +5,7 @@ import { randomHex } from '../../platform/crypto.js';
 import { int32, jsonObject, nonNegativeInt32, timestamp, uuid } from '../../platform/http/schemas.js';
 import { assertFlowUsable } from '../flows/index.js';
 import type { PlanFeatureKey } from '../pricing/index.js';
+import { versionFields } from '../versions/index.js';
 import { CONTENT_STATUSES, CONTENT_TYPES, type ContentType } from './store/records.js';
 import { triggerConfigRecord, triggerConfigSchema } from './triggers.js';
 
@@ -225,6 +226,7 @@ const commonRecord = {
   archivedAt: timestamp.nullable(),
   createdAt: timestamp,
   updatedAt: timestamp,
+  ...versionFields,
 };
 
 const taskItemRecord = z.object({

@@ -2,8 +2,9 @@ import type { z } from 'zod';
 import type { Executor } from '../../db/client.js';
 import type { DeliveryContributor } from '../delivery/index.js';
 import { contentUrlCondition, encodeRecord, servableOf, TRANSLATION_TYPES } from '../delivery/index.js';
+import { liveSnapshots } from '../versions/index.js';
 import { CONTENT_DEFS, recordOf, type SurveyQuestion } from './definitions.js';
-import { type ContentRecord, type NpsSurveyRecord, toContentRecord } from './records.js';
+import { type ContentRecord, type NpsSurveyRecord, publishedContent, toContentRecord } from './records.js';
 import { npsSurvey } from './schemas.js';
 import { listLiveContentItems } from './store/content-items.js';
 import { listPublishedNpsSurveys } from './store/nps-surveys.js';
@@ -11,7 +12,8 @@ import { CONTENT_TYPES } from './store/records.js';
 
 /**
  * What the SDK may serve a tenant's end users now: PUBLISHED, unexpired content items of every
- * type (records as the API shows them, with `contentType`) and PUBLISHED NPS surveys. Audience,
+ * type (records as their live version shows them, with `contentType`; docs/versions.md) and
+ * PUBLISHED NPS surveys. Audience,
  * url and trigger matching are the caller's.
  */
 export async function loadDeliverableContent(
@@ -23,7 +25,20 @@ export async function loadDeliverableContent(
     listLiveContentItems(exec, tenantId, now),
     listPublishedNpsSurveys(exec, tenantId),
   ]);
-  return { content: items.map(toContentRecord), npsSurveys: surveys };
+  // Each item as its live version shows it (edits to the working copy wait for a publish).
+  const live = await liveSnapshots(
+    exec,
+    tenantId,
+    'content',
+    items.map((r) => r.id),
+  );
+  return {
+    content: items.map((r) => {
+      const version = live.get(r.id);
+      return version ? publishedContent(r, version) : toContentRecord(r);
+    }),
+    npsSurveys: surveys,
+  };
 }
 
 /** A survey as response checks see it (loaded in batches by the response effect). */

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/client.js';
+import type { Executor, Transaction } from '../../db/client.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { contentNotFound } from '../../platform/errors.js';
 import { stateColumns } from '../../platform/state-machine.js';
@@ -51,23 +51,59 @@ export async function changeState<R extends Row>(
   kind: RecordKind<R>,
   id: string,
   action: ContentAction,
+  versions?: Versioning<R>,
 ): Promise<R> {
-  return ctx.db.transaction(async (tx) => {
-    const row = await findRow(tx, ctx, kind, id, { lock: true });
-    const to = contentLifecycle.apply(row.status, action);
-    if (to === row.status) return row;
-    const updated = await updateRecordState(
-      tx,
-      ctx.tenantId,
-      kind.records,
-      row.id,
-      stateColumns(row.status, to, ctx.now),
-    );
+  return ctx.db.transaction(async (tx) => changeStateIn(tx, ctx, kind, id, action, versions));
+}
+
+/**
+ * How a versioned kind (content items; NPS surveys are not versioned) publishes: `republish` runs
+ * for `publish` on a PUBLISHED record (the next version, or 409 when nothing changed); `published`
+ * after a move to PUBLISHED (takes the version). Both answer the version for the audit row.
+ */
+export interface Versioning<R> {
+  republish(tx: Transaction, row: R, note?: string): Promise<{ row: R; version: number }>;
+  published(tx: Transaction, row: R, note?: string): Promise<number>;
+  note?: string | undefined;
+}
+
+/** `changeState` inside the caller's transaction. */
+export async function changeStateIn<R extends Row>(
+  tx: Transaction,
+  ctx: ServiceCtx,
+  kind: RecordKind<R>,
+  id: string,
+  action: ContentAction,
+  versions?: Versioning<R>,
+): Promise<R> {
+  const row = await findRow(tx, ctx, kind, id, { lock: true });
+  if (versions && action === 'publish' && row.status === 'PUBLISHED') {
+    const { row: updated, version } = await versions.republish(tx, row, versions.note);
     await audit(ctx, tx, {
-      ...transitionAudit(row.status, to, action),
+      action: 'CONTENT_UPDATED',
       entityType: kind.entityType,
       entityId: row.id,
+      metadata: { transition: { from: 'PUBLISHED', to: 'PUBLISHED', action }, version },
     });
-    return updated!;
+    return updated;
+  }
+  const to = contentLifecycle.apply(row.status, action);
+  if (to === row.status) return row;
+  const updated = (await updateRecordState(
+    tx,
+    ctx.tenantId,
+    kind.records,
+    row.id,
+    stateColumns(row.status, to, ctx.now),
+  ))!;
+  const version =
+    versions && to === 'PUBLISHED' ? await versions.published(tx, updated, versions.note) : null;
+  const entry = transitionAudit(row.status, to, action);
+  await audit(ctx, tx, {
+    ...entry,
+    metadata: { ...entry.metadata, ...(version !== null ? { version } : {}) },
+    entityType: kind.entityType,
+    entityId: row.id,
   });
+  return updated;
 }

@@ -1,21 +1,25 @@
-import type { Executor } from '../../db/client.js';
+import { z } from 'zod';
+import type { Executor, Transaction } from '../../db/client.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { validationError } from '../../platform/errors.js';
+import { idParams } from '../../platform/http/schemas.js';
 import { newId } from '../../platform/ids.js';
 import type { PageRequest } from '../../platform/pagination.js';
 import { sameJson } from '../../platform/same-json.js';
 import { assertScheduleWindow } from '../../platform/schedule.js';
 import { assertFeatureEnabled } from '../pricing/index.js';
+import { publishSnapshot, type VersionedKind, versionState } from '../versions/index.js';
 import {
   COLUMN_FIELDS,
   CONTENT_DEFS,
   CONTENT_TYPE_LIST,
   type ColumnField,
   type ContentTypeDef,
+  recordOf,
 } from './definitions.js';
 import type { ContentAction } from './lifecycle.js';
-import { changeState, checkAudience, findRow, type RecordKind } from './record-service.js';
-import { toContentRecord } from './records.js';
+import { changeStateIn, checkAudience, findRow, type RecordKind, type Versioning } from './record-service.js';
+import { type ContentRecord, contentSnapshot, toContentRecord } from './records.js';
 import { insertContentItem, updateContentItemRow } from './store/content-items.js';
 import {
   type ContentItemRow,
@@ -135,13 +139,15 @@ export async function createContent(ctx: ServiceCtx, def: ContentTypeDef, input:
       createdAt: now,
       updatedAt: now,
     });
+    // Live on creation (an announcement without a future scheduledAt): version 1.
+    const taken = status === 'PUBLISHED' ? await takeContentVersion(tx, ctx, row) : null;
     await audit(ctx, tx, {
       action: 'CONTENT_CREATED',
       entityType: def.slug,
       entityId: row.id,
-      metadata: { name: row.name, status },
+      metadata: { name: row.name, status, ...(taken ? { version: taken.version } : {}) },
     });
-    return toContentRecord(row);
+    return versionedContent(tx, row);
   });
 }
 
@@ -149,8 +155,76 @@ export const listContent = (ctx: ServiceCtx, def: ContentTypeDef, query: RecordL
   listContentItemsPage(ctx.db, ctx.tenantId, def.slug, query);
 
 export async function getContent(ctx: ServiceCtx, def: ContentTypeDef, id: string) {
-  return toContentRecord(await findRow(ctx.db, ctx, kindOf(def), id));
+  return versionedContent(ctx.db, await findRow(ctx.db, ctx, kindOf(def), id));
 }
+
+// ---- versions --------------------------------------------------------------------------------
+
+const contentKey = (tenantId: string, itemId: string) => ({ tenantId, itemType: 'content' as const, itemId });
+
+/** The record with its live version and whether the working copy differs from it. */
+async function versionedContent(exec: Executor, row: ContentItemRow): Promise<ContentRecord> {
+  const state = await versionState(exec, contentKey(row.tenantId, row.id), contentSnapshot(row));
+  return { ...toContentRecord(row), ...state };
+}
+
+/** Publishing the working copy: a new live version unless it equals the live one (`requireChange`: 409 then). */
+export const takeContentVersion = (
+  tx: Executor,
+  ctx: Pick<ServiceCtx, 'actorId' | 'now'>,
+  row: ContentItemRow,
+  opts: { requireChange?: boolean; note?: string | undefined } = {},
+) =>
+  publishSnapshot(tx, contentKey(row.tenantId, row.id), contentSnapshot(row), {
+    actorId: ctx.actorId,
+    now: ctx.now,
+    note: opts.note,
+    requireChange: opts.requireChange ?? false,
+    status: row.status,
+  });
+
+const versioning = (ctx: ServiceCtx, note?: string): Versioning<ContentItemRow> => ({
+  note,
+  async republish(tx, row, n) {
+    const { version } = await takeContentVersion(tx, ctx, row, { requireChange: true, note: n });
+    const updated = await updateContentItemRow(tx, ctx.tenantId, row.id, {
+      publishedAt: ctx.now,
+      updatedAt: ctx.now,
+    });
+    return { row: updated!, version };
+  },
+  published: async (tx, row, n) => (await takeContentVersion(tx, ctx, row, { note: n })).version,
+});
+
+/** The working copy becomes `snapshot` (a version restored). */
+async function writeContentWorkingCopy(tx: Transaction, ctx: ServiceCtx, id: string, snapshot: unknown) {
+  const s = snapshot as ReturnType<typeof contentSnapshot>;
+  if (s.audienceId) await checkAudience(tx, ctx, s.audienceId);
+  await updateContentItemRow(tx, ctx.tenantId, id, { ...s, updatedAt: ctx.now });
+}
+
+/** The version routes of one content type (`/api/content/:type/:id/versions…`). */
+export const contentVersions = (
+  def: ContentTypeDef,
+  operationName: string,
+  tags: string[],
+): VersionedKind => ({
+  itemType: 'content',
+  path: `/api/content/${def.slug}/:id`,
+  params: idParams,
+  tags,
+  operationName,
+  entityType: def.slug,
+  auditPrefix: 'CONTENT',
+  find: async (exec, ctx, params, opts) => (await findRow(exec, ctx, kindOf(def), params.id, opts)).id,
+  restore: writeContentWorkingCopy,
+  async publish(tx, ctx, id, note) {
+    const row = await changeStateIn(tx, ctx, kindOf(def), id, 'publish', versioning(ctx, note));
+    return { version: (await versionedContent(tx, row)).version ?? 0 };
+  },
+  read: async (exec, ctx, id) => versionedContent(exec, await findRow(exec, ctx, kindOf(def), id)),
+  response: z.object({ data: recordOf(def) }),
+});
 
 /** The fields of `patch` whose value differs from the row (type fields compared as stored). */
 function changedFields(
@@ -197,7 +271,7 @@ export async function updateContent(ctx: ServiceCtx, def: ContentTypeDef, id: st
       expiresAt: row.expiresAt,
     });
     const changes = changedFields(def, row, patch, stored);
-    if (changes.length === 0) return toContentRecord(row);
+    if (changes.length === 0) return versionedContent(tx, row);
     await checkReferences(tx, ctx, def, patch);
     checkSchedule(def, stored, row.status);
     const updated = await updateContentItemRow(tx, ctx.tenantId, row.id, {
@@ -218,7 +292,7 @@ export async function updateContent(ctx: ServiceCtx, def: ContentTypeDef, id: st
       entityId: row.id,
       metadata: { changes },
     });
-    return toContentRecord(updated!);
+    return versionedContent(tx, updated!);
   });
 }
 
@@ -228,8 +302,11 @@ export async function changeContentState(
   def: ContentTypeDef,
   id: string,
   action: ContentAction,
+  note?: string,
 ) {
-  return toContentRecord(await changeState(ctx, kindOf(def), id, action));
+  return ctx.db.transaction(async (tx) =>
+    versionedContent(tx, await changeStateIn(tx, ctx, kindOf(def), id, action, versioning(ctx, note))),
+  );
 }
 
 /** Responses to one survey of the tenant (any status), newest first; 404 when it is not the tenant's. */

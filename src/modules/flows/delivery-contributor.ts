@@ -1,13 +1,16 @@
 import type { Executor } from '../../db/client.js';
 import type { DeliveryContributor } from '../delivery/index.js';
 import { encodeRecord, flowUrlRule, servableOf, TRANSLATION_TYPES } from '../delivery/index.js';
-import { type FlowRecord, toFlowRecord } from './records.js';
+import { liveSnapshots } from '../versions/index.js';
+import { type FlowRecord, publishedFlow, toFlowRecord } from './records.js';
 import { flowRecord } from './schemas.js';
 import { listLiveFlows, loadStepsOf } from './store.js';
 
 /**
  * What the SDK may serve (before audience and URL matching): the tenant's PUBLISHED flows that
- * have not expired at `now`, each with its ordered steps. Two queries whatever the count.
+ * have not expired at `now`, each as its live version shows it (docs/versions.md: edits to the
+ * working copy are not served until published). Three queries whatever the count; a published flow
+ * without a live version (none since migration 0090) is served from its working copy.
  */
 export async function loadDeliverableFlows(
   exec: Executor,
@@ -15,12 +18,24 @@ export async function loadDeliverableFlows(
   now: Date,
 ): Promise<FlowRecord[]> {
   const rows = await listLiveFlows(exec, tenantId, now);
+  const live = await liveSnapshots(
+    exec,
+    tenantId,
+    'flow',
+    rows.map((r) => r.id),
+  );
+  // The working steps too: unversioned flows serve them, versioned ones their learned fingerprints.
   const steps = await loadStepsOf(
     exec,
     tenantId,
     rows.map((r) => r.id),
   );
-  return rows.map((r) => toFlowRecord(r, steps.get(r.id) ?? []));
+  return rows.map((r) => {
+    const version = live.get(r.id);
+    const working = steps.get(r.id) ?? [];
+    if (!version) return toFlowRecord(r, working);
+    return publishedFlow(r, version, new Map(working.map((s) => [s.id, s.targetFingerprint])));
+  });
 }
 
 const EPOCH = new Date(0);

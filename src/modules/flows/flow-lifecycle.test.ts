@@ -471,6 +471,8 @@ describe('loadDeliverableFlows', () => {
     await callAs(t, tenant, 'POST', `/api/flows/${a.id}/steps/reorder`, {
       stepIds: [a.steps[1]!.id, a.steps[0]!.id],
     });
+    // The reorder is an unpublished change until published again (docs/versions.md).
+    await callAs(t, tenant, 'POST', `/api/flows/${a.id}/publish`);
     const b = await createFlow(tenant, {
       name: 'B',
       expiresAt: new Date(now + HOUR).toISOString(),

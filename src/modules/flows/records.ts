@@ -15,7 +15,11 @@ export const toFlowRecord = (row: FlowRow, steps: StepRow[]) => ({
   trigger: row.trigger as FlowTrigger | null,
   steps: steps.map(toStep),
 });
-export type FlowRecord = ReturnType<typeof toFlowRecord>;
+/** With its live version and whether the working copy differs from it, where they were read. */
+export type FlowRecord = ReturnType<typeof toFlowRecord> & {
+  version?: number | null;
+  hasUnpublishedChanges?: boolean;
+};
 
 export const flowMissing = () => contentNotFound('Flow');
 export const stepMissing = () => contentNotFound('Flow step');
@@ -47,3 +51,48 @@ export const stepValues = (
   createdAt: ctx.now,
   updatedAt: ctx.now,
 });
+
+// ---- versions --------------------------------------------------------------------------------
+
+/** A flow's versioned fields (its working copy, or a published version): everything but its lifecycle. */
+export const flowSnapshot = (row: FlowRow, steps: StepRow[]) => ({
+  name: row.name,
+  description: row.description,
+  siteId: row.siteId,
+  template: row.template,
+  audienceId: row.audienceId,
+  settings: row.settings,
+  trigger: row.trigger,
+  steps: steps.map((s) => ({ id: s.id, ...stepFields(s) })),
+});
+export type FlowSnapshot = ReturnType<typeof flowSnapshot>;
+
+/**
+ * The flow as a published version shows it: the version's fields and steps over the row's
+ * lifecycle (status, schedule, dates) and any column a version does not hold.
+ */
+export function publishedFlow(
+  row: FlowRow,
+  live: { version: number; publishedAt: Date; snapshot: unknown },
+  learnedFingerprints: ReadonlyMap<string, StepRow['targetFingerprint']> = new Map(),
+) {
+  const { steps, ...fields } = live.snapshot as FlowSnapshot;
+  const at = live.publishedAt;
+  return {
+    ...toFlowRecord(
+      { ...row, ...fields },
+      steps.map((s, order) => ({
+        ...s,
+        // A fingerprint is learned from lookups (modules/targeting), not authored: the working
+        // step's current one serves whichever version is live.
+        targetFingerprint: learnedFingerprints.get(s.id) ?? null,
+        tenantId: row.tenantId,
+        flowId: row.id,
+        order,
+        createdAt: at,
+        updatedAt: at,
+      })),
+    ),
+    version: live.version,
+  };
+}

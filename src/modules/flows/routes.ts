@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { emptyResponse, errors, idParams } from '../../platform/http/schemas.js';
+import { publishBody, registerVersionRoutes } from '../versions/index.js';
 import {
   createFlowBody,
   createStepBody,
@@ -21,6 +22,7 @@ import {
   archiveFlow,
   createFlow,
   deleteFlow,
+  flowVersions,
   getFlow,
   listFlows,
   publishFlow,
@@ -118,8 +120,24 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
+  app.post(
+    '/api/flows/:id/publish',
+    {
+      config: editor,
+      schema: {
+        tags,
+        summary: 'Publish a flow (a published one with unpublished changes: the next version)',
+        params: idParams,
+        body: publishBody,
+        response: { 200: flowResponse, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => ({ data: await publishFlow(ctxOf(request), request.params.id, request.body?.note) }),
+  );
+
+  registerVersionRoutes(app, flowVersions);
+
   const lifecycle = [
-    ['publish', publishFlow, 'Publish a flow'],
     ['archive', archiveFlow, 'Archive a flow'],
     ['restore', restoreFlow, 'Restore an archived flow (back to draft)'],
   ] as const;

@@ -2,7 +2,8 @@ import type { Executor } from '../../db/client.js';
 import { recordAudits } from '../../platform/audit.js';
 import { sourceStates, stateColumns } from '../../platform/state-machine.js';
 import { emitWebhookEvents } from '../webhooks/index.js';
-import { FLOW_STATUSES, type FlowsDue, moveDueFlows } from './store.js';
+import { takeFlowVersion } from './service.js';
+import { FLOW_STATUSES, type FlowsDue, findFlow, moveDueFlows } from './store.js';
 import { FLOW_AUDIT_ACTION, flowLifecycle } from './transitions.js';
 
 /**
@@ -21,6 +22,14 @@ async function moveFlows(
   const from = sourceStates(flowLifecycle, action, FLOW_STATUSES);
   const to = flowLifecycle.apply(from[0]!, action);
   const changed = await moveDueFlows(exec, from, due, stateColumns(from, to, now), now);
+  // A flow going live takes its version (published by nobody: the scheduler).
+  const versions = new Map<string, number>();
+  if (to === 'PUBLISHED') {
+    for (const f of changed) {
+      const row = await findFlow(exec, f.tenantId, f.id);
+      if (row) versions.set(f.id, (await takeFlowVersion(exec, { actorId: null, now }, row)).version);
+    }
+  }
   await recordAudits(
     exec,
     changed.map((f) => ({
@@ -28,7 +37,7 @@ async function moveFlows(
       action: FLOW_AUDIT_ACTION[to],
       entityType: 'flow',
       entityId: f.id,
-      metadata: { automatic: true },
+      metadata: { automatic: true, ...(versions.has(f.id) ? { version: versions.get(f.id) } : {}) },
     })),
   );
   if (to === 'PUBLISHED') {

@@ -10,6 +10,7 @@ import {
   uuid,
 } from '../../platform/http/schemas.js';
 import { paginationQuery } from '../../platform/pagination.js';
+import { versionFields } from '../versions/index.js';
 import { FLOW_STATUSES } from './store.js';
 
 export const FLOW_TEMPLATES = [
@@ -213,6 +214,7 @@ export const flowRecord = z
     publishedAt: timestamp.nullable(),
     archivedAt: timestamp.nullable(),
     steps: z.array(flowStep),
+    ...versionFields,
   })
   .meta({ id: 'Flow' });
 

@@ -1,6 +1,7 @@
 import type { Executor, Transaction } from '../../db/client.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { validationError } from '../../platform/errors.js';
+import { idParams } from '../../platform/http/schemas.js';
 import { newId } from '../../platform/ids.js';
 import type { Referrer } from '../../platform/references.js';
 import { assertReference } from '../../platform/references-check.js';
@@ -10,14 +11,23 @@ import { stateColumns } from '../../platform/state-machine.js';
 import { assertAudienceUsable } from '../audiences/index.js';
 import { assertPlanAllows } from '../pricing/index.js';
 import { emitWebhookEvents } from '../webhooks/index.js';
-import { type FlowRecord, flowMissing, stepFields, stepValues, toFlowRecord } from './records.js';
-import type {
-  CreateFlowInput,
-  FlowTemplate,
-  FlowTrigger,
-  InlineStep,
-  ListFlowsQuery,
-  UpdateFlowInput,
+import { publishSnapshot, type VersionedKind, versionState } from '../versions/index.js';
+import {
+  type FlowRecord,
+  flowMissing,
+  flowSnapshot,
+  stepFields,
+  stepValues,
+  toFlowRecord,
+} from './records.js';
+import {
+  type CreateFlowInput,
+  type FlowTemplate,
+  type FlowTrigger,
+  flowResponse,
+  type InlineStep,
+  type ListFlowsQuery,
+  type UpdateFlowInput,
 } from './schemas.js';
 import {
   deleteStepsOf,
@@ -51,9 +61,37 @@ export async function listFlows(ctx: ServiceCtx, query: ListFlowsQuery) {
   };
 }
 
+/** The full record of a row and its steps: with its live version and whether the working copy differs from it. */
+export async function versionedRecord(exec: Executor, row: FlowRow, steps: StepRow[]): Promise<FlowRecord> {
+  const state = await versionState(exec, flowKey(row.tenantId, row.id), flowSnapshot(row, steps));
+  return { ...toFlowRecord(row, steps), ...state };
+}
+
 /** The full record (flow and its ordered steps) of a row already read. */
 async function withSteps(exec: Executor, row: FlowRow): Promise<FlowRecord> {
-  return toFlowRecord(row, await loadSteps(exec, row.tenantId, row.id));
+  return versionedRecord(exec, row, await loadSteps(exec, row.tenantId, row.id));
+}
+
+const flowKey = (tenantId: string, itemId: string) => ({ tenantId, itemType: 'flow' as const, itemId });
+
+/**
+ * Publishing the flow's working copy (it is, or is becoming, PUBLISHED): a new live version unless
+ * it equals the live one; `requireChange` (republishing a PUBLISHED flow): no change is 409.
+ */
+export async function takeFlowVersion(
+  tx: Executor,
+  ctx: Pick<ServiceCtx, 'actorId' | 'now'>,
+  row: FlowRow,
+  opts: { requireChange?: boolean; note?: string | undefined } = {},
+) {
+  const steps = await loadSteps(tx, row.tenantId, row.id);
+  return publishSnapshot(tx, flowKey(row.tenantId, row.id), flowSnapshot(row, steps), {
+    actorId: ctx.actorId,
+    now: ctx.now,
+    note: opts.note,
+    requireChange: opts.requireChange ?? false,
+    status: row.status,
+  });
 }
 
 export async function getFlow(ctx: ServiceCtx, id: string): Promise<FlowRecord> {
@@ -160,7 +198,7 @@ export async function updateFlow(ctx: ServiceCtx, id: string, input: UpdateFlowI
     const newSteps = input.steps !== undefined && !sameSteps(input.steps, storedSteps) ? input.steps : null;
     if (newSteps) changed.push('steps');
     if (status !== flow.status) changed.push('status');
-    if (changed.length === 0) return toFlowRecord(flow, storedSteps);
+    if (changed.length === 0) return versionedRecord(tx, flow, storedSteps);
 
     if (input.audienceId) await assertAudienceUsable(tx, ctx.tenantId, input.audienceId, 'audienceId');
     const next = { ...flow, ...set } as FlowRow;
@@ -180,6 +218,7 @@ export async function updateFlow(ctx: ServiceCtx, id: string, input: UpdateFlowI
       await deleteStepsOf(tx, ctx.tenantId, flow.id);
       await insertInlineSteps(tx, ctx, flow.id, newSteps);
     }
+    const taken = publishing ? await takeFlowVersion(tx, ctx, row) : null;
 
     await audit(ctx, tx, {
       action: 'FLOW_UPDATED',
@@ -195,11 +234,11 @@ export async function updateFlow(ctx: ServiceCtx, id: string, input: UpdateFlowI
         action: 'FLOW_PUBLISHED',
         entityType: ENTITY,
         entityId: flow.id,
-        metadata: { from: flow.status, to: status, via: 'update' },
+        metadata: { from: flow.status, to: status, via: 'update', version: taken!.version },
       });
       await emitFlowPublished(tx, ctx, row);
     }
-    return newSteps ? withSteps(tx, row) : toFlowRecord(row, storedSteps);
+    return newSteps ? withSteps(tx, row) : versionedRecord(tx, row, storedSteps);
   });
 }
 
@@ -238,10 +277,14 @@ async function transition(
   id: string,
   action: Extract<FlowAction, 'publish' | 'archive' | 'delete' | 'restore'>,
   disable?: (tx: Transaction) => Promise<Referrer[]>,
+  note?: string,
 ): Promise<TransitionResult> {
   return ctx.db.transaction(async (tx) => {
     const flow = await findFlow(tx, ctx.tenantId, id, { lock: true });
     if (!flow) throw flowMissing();
+    if (action === 'publish' && flow.status === 'PUBLISHED') {
+      return { flow: await republish(tx, ctx, flow, note), disabledDependents: [] };
+    }
     const to = nextFlowStatus(flow, action, ctx.now);
     if (to === 'PUBLISHED') assertNotExpired(flow.expiresAt, ctx.now);
     // An archived flow does not count towards the plan; bringing it back does.
@@ -251,6 +294,7 @@ async function transition(
     let row: FlowRow = flow;
     if (to !== flow.status) {
       row = (await updateFlowRow(tx, ctx.tenantId, flow.id, stateColumns(flow.status, to, ctx.now)))!;
+      const taken = to === 'PUBLISHED' ? await takeFlowVersion(tx, ctx, row, { note }) : null;
       await audit(ctx, tx, {
         action: FLOW_AUDIT_ACTION[to],
         entityType: ENTITY,
@@ -262,6 +306,7 @@ async function transition(
           action,
           ...(to === 'SCHEDULED' ? { scheduledAt: flow.scheduledAt?.toISOString() } : {}),
           ...(disable ? { disabledDependents } : {}),
+          ...(taken ? { version: taken.version } : {}),
         },
       });
       if (to === 'PUBLISHED') await emitFlowPublished(tx, ctx, row);
@@ -270,7 +315,75 @@ async function transition(
   });
 }
 
-export const publishFlow = async (ctx: ServiceCtx, id: string) => (await transition(ctx, id, 'publish')).flow;
+/**
+ * Publishing a PUBLISHED flow: its working copy becomes the next version (200), or 409
+ * INVALID_STATE_TRANSITION when it has no unpublished changes. Under the caller's row lock.
+ */
+async function republish(
+  tx: Transaction,
+  ctx: ServiceCtx,
+  flow: FlowRow,
+  note?: string,
+): Promise<FlowRecord> {
+  assertNotExpired(flow.expiresAt, ctx.now);
+  const taken = await takeFlowVersion(tx, ctx, flow, { requireChange: true, note });
+  const row = (await updateFlowRow(tx, ctx.tenantId, flow.id, { publishedAt: ctx.now, updatedAt: ctx.now }))!;
+  await audit(ctx, tx, {
+    action: 'FLOW_PUBLISHED',
+    entityType: ENTITY,
+    entityId: flow.id,
+    metadata: { from: 'PUBLISHED', to: 'PUBLISHED', action: 'publish', version: taken.version },
+  });
+  return withSteps(tx, row);
+}
+
+export const publishFlow = async (ctx: ServiceCtx, id: string, note?: string) =>
+  (await transition(ctx, id, 'publish', undefined, note)).flow;
+
+/** Publishing inside the caller's transaction (a roll back): the flow is locked by the caller. */
+export async function publishFlowIn(tx: Transaction, ctx: ServiceCtx, id: string, note?: string) {
+  const flow = (await findFlow(tx, ctx.tenantId, id, { lock: true }))!;
+  if (flow.status === 'PUBLISHED') {
+    const record = await republish(tx, ctx, flow, note);
+    return { version: record.version! };
+  }
+  const to = nextFlowStatus(flow, 'publish', ctx.now);
+  if (to === 'PUBLISHED') assertNotExpired(flow.expiresAt, ctx.now);
+  if (flow.status === 'ARCHIVED') await assertPlanAllows(tx, ctx.tenantId, 'flows');
+  const row = (await updateFlowRow(tx, ctx.tenantId, flow.id, stateColumns(flow.status, to, ctx.now)))!;
+  const taken = to === 'PUBLISHED' ? await takeFlowVersion(tx, ctx, row, { note }) : null;
+  await audit(ctx, tx, {
+    action: FLOW_AUDIT_ACTION[to],
+    entityType: ENTITY,
+    entityId: flow.id,
+    metadata: { from: flow.status, to, action: 'publish', ...(taken ? { version: taken.version } : {}) },
+  });
+  return { version: taken?.version ?? 0 };
+}
+
+/** The working copy becomes `snapshot` (a version restored): fields and steps, step ids kept. */
+export async function writeFlowWorkingCopy(tx: Transaction, ctx: ServiceCtx, id: string, snapshot: unknown) {
+  const { steps, ...fields } = snapshot as ReturnType<typeof flowSnapshot>;
+  const flow = (await findFlow(tx, ctx.tenantId, id, { lock: true }))!;
+  const current = await loadSteps(tx, ctx.tenantId, id);
+  if (sameJson(flowSnapshot(flow, current), snapshot)) return;
+  if (fields.audienceId) await assertAudienceUsable(tx, ctx.tenantId, fields.audienceId, 'audienceId');
+  await updateFlowRow(tx, ctx.tenantId, id, {
+    name: fields.name,
+    description: fields.description,
+    siteId: fields.siteId,
+    template: fields.template,
+    audienceId: fields.audienceId,
+    settings: fields.settings,
+    trigger: fields.trigger,
+    updatedAt: ctx.now,
+  });
+  await deleteStepsOf(tx, ctx.tenantId, id);
+  await insertSteps(
+    tx,
+    steps.map((s, i) => ({ ...stepValues(ctx, id, i, s), id: s.id })),
+  );
+}
 export const archiveFlow = async (ctx: ServiceCtx, id: string) => (await transition(ctx, id, 'archive')).flow;
 export const restoreFlow = async (ctx: ServiceCtx, id: string) => (await transition(ctx, id, 'restore')).flow;
 
@@ -282,3 +395,24 @@ export const deleteFlow = (ctx: ServiceCtx, id: string, disable?: (tx: Transacti
 export async function assertFlowUsable(exec: Executor, tenantId: string, flowId: string, path = 'flowId') {
   await assertReference(flowId, path, 'Flow', (id) => flowExists(exec, tenantId, id));
 }
+
+/** The version routes of flows (`/api/flows/:id/versions…`). */
+export const flowVersions: VersionedKind = {
+  itemType: 'flow',
+  path: '/api/flows/:id',
+  params: idParams,
+  tags: ['flows'],
+  entityType: ENTITY,
+  auditPrefix: 'FLOW',
+  async find(exec, ctx, params, opts) {
+    const row = await findFlow(exec, ctx.tenantId, params.id, opts);
+    if (!row) throw flowMissing();
+    return row.id;
+  },
+  restore: writeFlowWorkingCopy,
+  publish: publishFlowIn,
+  async read(exec, ctx, id) {
+    return withSteps(exec, (await findFlow(exec, ctx.tenantId, id))!);
+  },
+  response: flowResponse,
+};

@@ -210,11 +210,32 @@ describe('POST /api/sdk/session', () => {
     await dashboard(t, tenant, 'POST', `/api/nps-surveys/${nps.id}/publish`);
 
     const payload = await session();
-    const flow = await dashboard(t, tenant, 'GET', `/api/flows/${flowId}`);
-    expect(payload.flows).toEqual([flow]);
+    // The live version as the dashboard reads it (steps stamped with the version's publish time).
+    const { hasUnpublishedChanges, ...flow } = await dashboard(t, tenant, 'GET', `/api/flows/${flowId}`);
+    expect(hasUnpublishedChanges).toBe(false);
+    expect(payload.flows).toEqual([
+      {
+        ...flow,
+        steps: flow.steps.map((s: object) => ({
+          ...s,
+          createdAt: flow.publishedAt,
+          updatedAt: flow.publishedAt,
+        })),
+      },
+    ]);
     expect(payload.flows[0]!.steps.map((s) => s.content.title)).toEqual(['One', 'Two']);
-    const tip = await dashboard(t, tenant, 'GET', `/api/content/tooltips/${tipId}`);
-    const news = await dashboard(t, tenant, 'GET', `/api/content/announcements/${newsId}`);
+    const { hasUnpublishedChanges: _t, ...tip } = await dashboard(
+      t,
+      tenant,
+      'GET',
+      `/api/content/tooltips/${tipId}`,
+    );
+    const { hasUnpublishedChanges: _n, ...news } = await dashboard(
+      t,
+      tenant,
+      'GET',
+      `/api/content/announcements/${newsId}`,
+    );
     const survey = await dashboard(t, tenant, 'GET', `/api/nps-surveys/${nps.id}`);
     expect(payload.content).toEqual([tip, news, { contentType: 'nps-surveys', ...survey }]);
     expect(payload.content[0]).toMatchObject({ contentType: 'tooltips' });
@@ -554,6 +575,9 @@ describe('POST /api/sdk/session', () => {
       });
       expect(res.statusCode).toBe(200);
       await dashboard(t, tenant, 'PATCH', `/api/flows/${flowId}`, { name: 'Renamed' });
+      // Edits of a published flow are its working copy: served once published (docs/versions.md).
+      expect(await onSecond()).toEqual(['Tour']);
+      await dashboard(t, tenant, 'POST', `/api/flows/${flowId}/publish`);
       const firstView = await t.inject({
         method: 'POST',
         url: '/api/sdk/session',
@@ -569,6 +593,7 @@ describe('POST /api/sdk/session', () => {
       // an audience change and an archive are seen at once too
       const aud = await audience(t, tenant, { field: 'traits.plan', operator: 'eq', value: 'pro' });
       await dashboard(t, tenant, 'PATCH', `/api/flows/${flowId}`, { audienceId: aud });
+      await dashboard(t, tenant, 'POST', `/api/flows/${flowId}/publish`);
       expect(await onSecond()).toEqual([]);
       await dashboard(t, tenant, 'PATCH', `/api/audiences/${aud}`, {
         ruleTree: { field: 'traits.plan', operator: 'not_exists' },
@@ -598,6 +623,8 @@ describe('POST /api/sdk/session', () => {
     await dashboard(t, tenant, 'PATCH', `/api/flows/${onA}`, {
       trigger: { type: 'URL_MATCH', config: { pattern: '/b' } },
     });
+    expect(await ids(at)).toEqual({ flows: [onA], content: [] }); // not published yet
+    await dashboard(t, tenant, 'POST', `/api/flows/${onA}/publish`);
     expect(await ids(at)).toEqual({ flows: [], content: [] });
     expect(await ids({ ...at, url: 'https://app.test/b' })).toEqual({ flows: [onA], content: [] });
 
@@ -608,6 +635,7 @@ describe('POST /api/sdk/session', () => {
     });
     expect(await ids(at)).toEqual({ flows: [], content: [] });
     await dashboard(t, tenant, 'PATCH', `/api/flows/${forPro}`, { audienceId: null });
+    await dashboard(t, tenant, 'POST', `/api/flows/${forPro}/publish`);
     expect(await ids(at)).toEqual({ flows: [forPro], content: [] });
   });
 

@@ -188,3 +188,17 @@ export async function setContentFingerprints(
       .where(and(eq(contentItems.tenantId, r.tenantId), eq(contentItems.id, r.id)));
   }
 }
+
+/** One content item of the tenant (any type), or undefined. */
+export async function findContentItem(
+  exec: Executor,
+  tenantId: string,
+  id: string,
+): Promise<ContentItemRow | undefined> {
+  const [row] = await exec
+    .select()
+    .from(contentItems)
+    .where(and(eq(contentItems.tenantId, tenantId), eq(contentItems.id, id)))
+    .limit(1);
+  return row;
+}

@@ -85,7 +85,9 @@ function Editor({ meta, item }: { meta: ContentMeta; item?: Item }) {
     mutationFn: async (action: ContentAction) => {
       const path = { params: { path: { id: item!.id } } };
       if (action === 'archive') return must(api.DELETE(`${base}/{id}` as '/api/content/tooltips/{id}', path));
-      return must(api.POST(`${base}/{id}/${action}` as '/api/content/tooltips/{id}/publish', path));
+      return must(
+        api.POST(`${base}/{id}/${action}` as '/api/content/tooltips/{id}/publish', { ...path, body: {} }),
+      );
     },
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: ['content'] });

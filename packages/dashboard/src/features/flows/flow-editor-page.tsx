@@ -28,7 +28,7 @@ export default function FlowEditorPage() {
   const transition = useMutation({
     mutationFn: async (action: Action) => {
       const path = { params: { path: { id } } };
-      if (action === 'publish') return must(api.POST('/api/flows/{id}/publish', path));
+      if (action === 'publish') return must(api.POST('/api/flows/{id}/publish', { ...path, body: {} }));
       if (action === 'archive') return must(api.POST('/api/flows/{id}/archive', path));
       return must(api.POST('/api/flows/{id}/restore', path));
     },
