@@ -85,6 +85,7 @@ describe('loadConfig', () => {
       keepAliveTimeoutMs: 72_000,
       refreshGraceSeconds: 5,
       warnings: [],
+      webhooks: { allowPrivate: false, retryBaseMs: 30_000, retryMaxMs: 259_200_000, timeoutMs: 10_000 },
     });
     // embedded mode: secrets generated once, kept in DATA_DIR, reused on the next start
     expect(config.jwtSecret).toMatch(/^[0-9a-f]{64}$/);
@@ -149,6 +150,10 @@ describe('loadConfig', () => {
       HEADERS_TIMEOUT_MS: '20000',
       KEEP_ALIVE_TIMEOUT_MS: '5000',
       REFRESH_GRACE_SECONDS: '0',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_RETRY_BASE_MS: '1000',
+      WEBHOOK_RETRY_MAX_HOURS: '2',
+      WEBHOOK_TIMEOUT_MS: '500',
     });
     expect(config).toEqual({
       port: 8080,
@@ -186,6 +191,7 @@ describe('loadConfig', () => {
       keepAliveTimeoutMs: 5000,
       refreshGraceSeconds: 0,
       warnings: [],
+      webhooks: { allowPrivate: true, retryBaseMs: 1000, retryMaxMs: 7_200_000, timeoutMs: 500 },
     });
   });
 

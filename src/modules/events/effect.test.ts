@@ -23,6 +23,7 @@ describe('event effects: order is data', () => {
     const { effects } = assembleRegistries(allModules);
     expect(effects.map((e) => e.name)).toEqual([
       'end-user-activity',
+      'delivery-exposures',
       'analytics-rollups',
       'webhooks',
       'survey-responses',
@@ -53,7 +54,7 @@ describe('event effects: order is data', () => {
     ];
     const deps = createDeps(testConfig(), db.handle, { modules: endUsersLast });
     try {
-      await expect(buildApp(deps)).rejects.toThrow(/survey-responses must run after end-user-activity/);
+      await expect(buildApp(deps)).rejects.toThrow(/delivery-exposures must run after end-user-activity/);
     } finally {
       await deps.close();
     }

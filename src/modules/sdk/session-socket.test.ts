@@ -67,10 +67,11 @@ describe('POST /api/sdk/session on a socket', () => {
   it('keeps the bytes of an answer that its client reads slowly until they are all sent', async () => {
     const tenant = await createTenant(t);
     const key = await apiKeyOf(t, tenant);
-    // Published first, so it leads the answers of the url it matches: every other answer has the
-    // same size class but its bytes shifted.
+    // The highest priority, so it leads the answers of the url it matches: every other answer has
+    // the same size class but its bytes shifted.
     await publishedFlow(t, tenant, {
       name: 'Only on /only-a',
+      priority: 1,
       trigger: { type: 'URL_MATCH', config: { pattern: '/only-a' } },
     });
     const text = 'y'.repeat(900_000);

@@ -34,6 +34,11 @@ describe('findJsonProblem', () => {
     }
     expect(parse('{"t":{"\\ud800":1}}')).toEqual({ path: 't', message: expect.stringMatching(/^has a key/) });
     expect(parse('"\\ud800"')).toEqual({ path: 'body', message: 'contains a lone UTF-16 surrogate' });
+    // under an empty key, the path still names the place
+    expect(parse('{"":{"\\ud800key":1}}')).toEqual({
+      path: '""',
+      message: expect.stringMatching(/^has a key/),
+    });
     // pairs are fine, also written as escapes; an escaped backslash is not an escape
     expect(parse('{"a":"\\ud83d\\ude00 😀","b":"\\\\ud800","c":"\\\\u0000"}')).toBeNull();
   });

@@ -89,7 +89,9 @@ export const mayHoldBadStrings = (text: string): boolean => text.includes('\\u')
 export function findJsonProblem(value: unknown, checkStrings = true): ValidationIssue | null {
   const found = problemAt(value, 1, checkStrings);
   if (!found) return null;
-  return { path: found.path.length ? found.path.join('.') : 'body', message: found.message };
+  // An empty key is written "" so that the path still names a place (`"".x`, never empty).
+  const path = found.path.map((key) => (key === '' ? '""' : key)).join('.');
+  return { path: path || 'body', message: found.message };
 }
 
 interface Found {
