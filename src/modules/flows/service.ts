@@ -10,8 +10,8 @@ import { assertScheduleWindow } from '../../platform/schedule.js';
 import { stateColumns } from '../../platform/state-machine.js';
 import { assertAudienceUsable } from '../audiences/index.js';
 import { assertPlanAllows } from '../pricing/index.js';
-import { emitWebhookEvents } from '../webhooks/index.js';
 import { publishSnapshot, type VersionedKind, versionState } from '../versions/index.js';
+import { emitWebhookEvents } from '../webhooks/index.js';
 import {
   type FlowRecord,
   flowMissing,

@@ -83,7 +83,7 @@ export default function WebhookPage() {
         {secret ? (
           <Notice kind="warning">
             New signing secret (shown once; the previous one keeps signing for 24 hours):{' '}
-            <code aria-label="New signing secret">{secret}</code>
+            <code>{secret}</code>
           </Notice>
         ) : null}
         <FormError error={sendTest.error ?? replay.error ?? setEnabled.error ?? rotate.error} />
