@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processPendingEvents } from '../src/modules/events/processor.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { createTenant } from './helpers/factories.js';
 
@@ -51,9 +50,9 @@ describe('concurrent processing with all effects', () => {
     const second = await createTestApp({ db: t.db });
     try {
       await Promise.all([
-        processPendingEvents(t.deps, t.deps.modules.effects, { maxBatches: 3 }),
-        processPendingEvents(second.deps, second.deps.modules.effects, { maxBatches: 4 }),
-        processPendingEvents(t.deps, t.deps.modules.effects, { maxBatches: 5 }),
+        t.processEvents(undefined, { maxBatches: 3 }),
+        second.processEvents(undefined, { maxBatches: 4 }),
+        t.processEvents(undefined, { maxBatches: 5 }),
       ]);
     } finally {
       await second.close();

@@ -4,6 +4,8 @@ import { expect } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import { type AppDeps, createDeps, type Job, type ModuleManifest } from '../../src/deps.js';
+import type { EventEffect } from '../../src/modules/events/index.js';
+import { type ProcessingOptions, processPendingEvents } from '../../src/modules/events/processor.js';
 import { allModules } from '../../src/modules/index.js';
 import { randomHex } from '../../src/platform/crypto.js';
 import { startWorkers, type WorkerHandle } from '../../src/workers/runner.js';
@@ -46,6 +48,8 @@ export interface TestApp {
   startWorkers(jobs?: readonly Job[]): WorkerHandle;
   /** Runs one job of the app's modules, by name, once. */
   runJob(name: string): Promise<void>;
+  /** Processes the stored event batches now, with the given (default: the app's) effects. */
+  processEvents(effects?: readonly EventEffect[], options?: ProcessingOptions): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -98,6 +102,8 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
       if (!job) throw new Error(`no job named ${name}`);
       await job.run(deps);
     },
+    processEvents: (effects = deps.modules.effects, options = {}) =>
+      processPendingEvents(deps, effects, options),
     startWorkers(jobs = deps.modules.jobs) {
       const handle = startWorkers(deps, jobs);
       deps.wakeWorker = handle.wake;

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
 import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
 import { newId } from '../../platform/ids.js';
-import { processPendingEvents } from '../events/processor.js';
 import { analyticsRollupsEffect } from './rollups-effect.js';
 
 let t: TestApp;
@@ -179,10 +178,10 @@ beforeAll(async () => {
     flowEvent('FLOW_COMPLETED', '2026-03-25', {}, u('u7')),
     flowEvent('FLOW_COMPLETED', '2026-03-25', {}, u('u8')),
   ]);
-  await processPendingEvents(t.deps, t.deps.modules.effects);
+  await t.processEvents();
   // the same request once more after processing: still counted once
   await send(acmeKey, retried);
-  await processPendingEvents(t.deps, t.deps.modules.effects);
+  await t.processEvents();
 });
 afterAll(() => t.close());
 
@@ -422,7 +421,7 @@ describe('integrity: flow events count only for flows of the sending tenant', ()
       named('FLOW_COMPLETED', unknown),
       named('FLOW_STARTED', own.id),
     ]);
-    await processPendingEvents(t.deps, t.deps.modules.effects);
+    await t.processEvents();
 
     const mine = (await get(`/api/analytics/overview?${MARCH}`, intruder.owner.headers)).json().data;
     expect(mine).toMatchObject({ totalFlows: 1, flowCompletions: 0, completionRate: 0, totalEvents: 7 });
@@ -445,7 +444,7 @@ describe('integrity: flow events count only for flows of the sending tenant', ()
 
     // an archived flow of the tenant still counts
     await send(key, [named('FLOW_COMPLETED', own.id)]);
-    await processPendingEvents(t.deps, t.deps.modules.effects);
+    await t.processEvents();
     const archived = await t.inject({
       method: 'POST',
       url: `/api/flows/${own.id}/archive`,
@@ -504,7 +503,7 @@ describe('GET /api/analytics/heatmaps', () => {
       { type: 'CLICK', url: page, timestamp: at('2026-03-11'), properties: { selector: '  ' } },
       { type: 'DEAD_CLICK', url: page, timestamp: at('2026-03-11') },
     ]);
-    await processPendingEvents(t.deps, t.deps.modules.effects);
+    await t.processEvents();
     const res = await get(
       `/api/analytics/heatmaps?url=${encodeURIComponent(page)}&${MARCH}`,
       tenant.owner.headers,
@@ -571,9 +570,9 @@ describe('concurrent processing', () => {
     // three processors at once (on PostgreSQL each has its own connection and transaction),
     // running the rollups alone: this checks their locking, not the other effects'
     await Promise.all([
-      processPendingEvents(t.deps, [analyticsRollupsEffect], { maxBatches: 1 }),
-      processPendingEvents(t.deps, [analyticsRollupsEffect], { maxBatches: 2 }),
-      processPendingEvents(t.deps, [analyticsRollupsEffect], { maxBatches: 3 }),
+      t.processEvents([analyticsRollupsEffect], { maxBatches: 1 }),
+      t.processEvents([analyticsRollupsEffect], { maxBatches: 2 }),
+      t.processEvents([analyticsRollupsEffect], { maxBatches: 3 }),
     ]);
     // no chunk failed (a deadlock or a lost race would show as a retried batch)
     const failed = await t.deps.database.query(
@@ -609,7 +608,7 @@ describe('known active days', () => {
     const view = (userId: string, day: string) => ({ type: 'PAGE_VIEW', timestamp: at(day), userId });
     const run = async (events: Record<string, unknown>[]) => {
       await send(key, events);
-      await processPendingEvents(t.deps, [analyticsRollupsEffect]);
+      await t.processEvents([analyticsRollupsEffect]);
     };
     // The lock-holder of u1's row: a processor that locks it for update leaves its xid in xmax.
     const lockerOfU1 = async () =>
@@ -631,8 +630,8 @@ describe('known active days', () => {
     // day (after the known ones) is counted when the batch is retried
     const failing = { name: 'failing', apply: () => Promise.reject(new Error('boom')) };
     await send(key, [view('u1', '2026-07-11'), view('u1', '2026-07-13')]);
-    await processPendingEvents(t.deps, [analyticsRollupsEffect, failing]);
-    await processPendingEvents(t.deps, [analyticsRollupsEffect]);
+    await t.processEvents([analyticsRollupsEffect, failing]);
+    await t.processEvents([analyticsRollupsEffect]);
     const pending = await t.deps.database.query(
       'select id from event_batches where tenant_id = $1 and processed_at is null',
       [tenant.tenantId],

@@ -4,7 +4,6 @@ import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
 import { endUsers, eventDeadLetters } from '../../db/schema/index.js';
 import { newId } from '../../platform/ids.js';
-import { processPendingEvents } from '../events/processor.js';
 import { answerProblem, checkAnswers, type Question } from './responses-effect.js';
 
 let t: TestApp;
@@ -108,7 +107,7 @@ describe('SURVEY_RESPONSE events', () => {
         properties: { surveyId: survey.id, answers: { rating: 1, why: '', uses: [] } },
       },
     ]);
-    await processPendingEvents(t.deps, t.deps.modules.effects);
+    await t.processEvents();
     const res = await get(`/api/content/surveys/${survey.id}/responses`);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().meta.total).toBe(2);
@@ -173,7 +172,7 @@ describe('SURVEY_RESPONSE events', () => {
     ];
     const ids = cases.map(() => newId());
     await send(cases.map(([properties], i) => ({ id: ids[i], type: 'SURVEY_RESPONSE', properties })));
-    await processPendingEvents(t.deps, t.deps.modules.effects);
+    await t.processEvents();
     expect(await deadLetterReasons(ids)).toEqual(cases.map(([, reason]) => reason));
     const listed = await get(`/api/content/surveys/${survey.id}/responses`);
     expect(listed.json().meta.total).toBe(2); // none of them stored
@@ -211,7 +210,7 @@ describe('SURVEY_RESPONSE events', () => {
         properties: { surveyId: byOrder.id, answers },
       })),
     );
-    await processPendingEvents(t.deps, t.deps.modules.effects);
+    await t.processEvents();
     expect(await deadLetterReasons([good, mixed])).toEqual([undefined, undefined]);
     expect(await deadLetterReasons(ids)).toEqual(cases.map(([, reason]) => reason));
     const res = await get(`/api/content/surveys/${byOrder.id}/responses`);
@@ -234,7 +233,7 @@ describe('SURVEY_RESPONSE events', () => {
       { id: bad, type: 'SURVEY_RESPONSE', properties: { surveyId: draft.id, answers: { n: 11 } } },
       { id: good, type: 'SURVEY_RESPONSE', properties: { surveyId: draft.id, answers: { n: 10 } } },
     ]);
-    await processPendingEvents(t.deps, t.deps.modules.effects);
+    await t.processEvents();
     const res = await get(`/api/content/surveys/${draft.id}/responses`);
     expect(res.json().data.map((r: { response: unknown }) => r.response)).toEqual([{ n: 10 }]);
     expect(await deadLetterReasons([bad, good])).toEqual([
@@ -267,7 +266,7 @@ describe('NPS_RESPONSE events', () => {
       ...valid,
       ...invalid.map(([properties], i) => ({ id: ids[i], type: 'NPS_RESPONSE', properties })),
     ]);
-    await processPendingEvents(t.deps, t.deps.modules.effects);
+    await t.processEvents();
     expect(await deadLetterReasons(ids)).toEqual(invalid.map(([, reason]) => reason));
     const results = await get(`/api/nps-surveys/${nps.id}/results`);
     expect(results.statusCode, results.body).toBe(200);

@@ -11,7 +11,6 @@ import {
   sdkCall,
 } from '../../../test/helpers/sdk.js';
 import { endUserServes } from '../../db/schema/index.js';
-import { processPendingEvents } from '../events/processor.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -372,4 +371,4 @@ describe('POST /api/sdk/session under a delivery policy', () => {
   });
 });
 
-const processAll = () => processPendingEvents(t.deps, t.deps.modules.effects);
+const processAll = () => t.processEvents();

@@ -6,7 +6,6 @@ import { apiKeyOf, sdkCall } from '../../../test/helpers/sdk.js';
 import { endUserItemStates, endUsers, eventBatches } from '../../db/schema/index.js';
 import { newId } from '../../platform/ids.js';
 import { DEFAULT_FREQUENCY, frequencyOf, localeKeyOf } from '../delivery/cache.js';
-import { processPendingEvents } from '../events/processor.js';
 import { createEventRecorder } from '../events/recorder.js';
 import { throttledWake } from '../events/routes.js';
 import type { StoredEvent } from '../events/types.js';
@@ -19,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const process = () => processPendingEvents(t.deps, t.deps.modules.effects);
+const process = () => t.processEvents();
 
 async function setup() {
   const tenant = await createTenant(t);

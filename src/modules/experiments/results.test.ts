@@ -4,7 +4,6 @@ import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
 import { apiKeyOf, dashboard, publishedFlow, sdkCall } from '../../../test/helpers/sdk.js';
 import { sqlRows } from '../../db/raw.js';
-import { processPendingEvents } from '../events/processor.js';
 import { chooseExperiments, loadRunningExperiments, rememberAssignments } from './delivery-contributor.js';
 
 let t: TestApp;
@@ -13,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const process = () => processPendingEvents(t.deps, t.deps.modules.effects);
+const process = () => t.processEvents();
 
 interface Experiment {
   id: string;

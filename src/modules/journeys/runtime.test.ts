@@ -5,7 +5,6 @@ import { createTenant, type TenantFixture } from '../../../test/helpers/factorie
 import { journeyStats } from '../../../test/helpers/journey-stats.js';
 import { apiKeyOf, audience, dashboard, publishedFlow, SITE, sdkCall } from '../../../test/helpers/sdk.js';
 import { rawQuery } from '../../db/raw.js';
-import { processPendingEvents } from '../events/processor.js';
 import { chooseBranch, splitBucket } from './engine/machine.js';
 import { journeyDelivery } from './runtime/delivery-contributor.js';
 import { JOURNEY_ARCHIVE_SWEEP } from './runtime/sweep.js';
@@ -43,7 +42,7 @@ async function env(): Promise<Env> {
 async function send(e: Env, events: Record<string, unknown>[]) {
   const res = await e.sdk('POST', '/api/sdk/events', { events });
   expect(res.statusCode, res.body).toBe(202);
-  await processPendingEvents(t.deps, t.deps.modules.effects);
+  await t.processEvents();
 }
 const custom = (userId: string, name: string, extra: Record<string, unknown> = {}) => ({
   type: 'CUSTOM',
@@ -55,7 +54,7 @@ const custom = (userId: string, name: string, extra: Record<string, unknown> = {
 async function session(e: Env, body: Record<string, unknown>) {
   const res = await e.sdk('POST', '/api/sdk/session', body);
   expect(res.statusCode, res.body).toBe(201);
-  await processPendingEvents(t.deps, t.deps.modules.effects);
+  await t.processEvents();
   return res.json().data as {
     endUserId: string;
     flows: { id: string }[];
@@ -435,7 +434,7 @@ describe('the engine through events, timers and sessions', () => {
     }
     // g1 becomes active: the identify (an event) meets the goal at once.
     await e.sdk('POST', '/api/sdk/identify', { userId: 'g1', traits: { active: true } });
-    await processPendingEvents(t.deps, t.deps.modules.effects);
+    await t.processEvents();
     await advance(MIN);
     const byUser = Object.fromEntries((await enrollments(e, j.id)).map((x) => [x.endUser.userId, x]));
     expect(byUser.g1).toMatchObject({ status: 'goal_reached' });

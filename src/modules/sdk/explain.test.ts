@@ -10,7 +10,6 @@ import {
   SITE,
   sdkCall,
 } from '../../../test/helpers/sdk.js';
-import { processPendingEvents } from '../events/processor.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -92,7 +91,7 @@ describe('GET /api/end-users/:id/delivery', () => {
           { type: 'FLOW_DISMISSED', userId: 'ada', properties: { flowId: closed } },
         ],
       });
-      await processPendingEvents(t.deps, t.deps.modules.effects);
+      await t.processEvents();
       t.clock.set(start + 2 * HOUR);
 
       // No policy: by userId and by service id alike.

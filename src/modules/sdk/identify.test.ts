@@ -4,7 +4,6 @@ import { createTestApp, expectError, type TestApp } from '../../../test/helpers/
 import { createTenant } from '../../../test/helpers/factories.js';
 import { apiKeyOf, publishedFlow, sdkCall } from '../../../test/helpers/sdk.js';
 import { endUserItemStates, endUsers, eventBatches } from '../../db/schema/index.js';
-import { processPendingEvents } from '../events/processor.js';
 import type { StoredEvent } from '../events/types.js';
 import { storedBody } from '../events/writer.js';
 import { MAX_TRAITS_BYTES } from './schemas.js';
@@ -120,7 +119,7 @@ describe('POST /api/sdk/identify', () => {
     await sdk('POST', '/api/sdk/events', {
       events: [{ type: 'FLOW_DISMISSED', anonymousId: 'anon-1', properties: { flowId: flow } }],
     });
-    await processPendingEvents(t.deps, t.deps.modules.effects);
+    await t.processEvents();
     expect((await session({ userId: 'u-1' })).flows.map((f) => f.id)).toEqual([flow]);
 
     const res = await identify({ userId: 'u-1', anonymousId: 'anon-1' });

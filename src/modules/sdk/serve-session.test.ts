@@ -15,7 +15,6 @@ import {
 import { endUserItemStates, endUsers, eventBatches } from '../../db/schema/index.js';
 import type { DeliveryContributor, RememberEntry } from '../delivery/contract.js';
 import type { SessionFacts } from '../delivery/engine/choose-session.js';
-import { processPendingEvents } from '../events/processor.js';
 import type { StoredEvent } from '../events/types.js';
 import { storedBody } from '../events/writer.js';
 import { allModules } from '../index.js';
@@ -51,7 +50,7 @@ async function setup() {
   return { tenant, key, sdk, session, ids };
 }
 
-const process = () => processPendingEvents(t.deps, t.deps.modules.effects);
+const process = () => t.processEvents();
 
 describe('POST /api/sdk/session', () => {
   it('answers 201 with the session payload, records the session start, and tracks the user', async () => {

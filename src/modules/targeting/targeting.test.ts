@@ -13,7 +13,6 @@ import {
 import { pickTokens, targetLookups } from '../../db/schema/index.js';
 import { sha256 } from '../../platform/crypto.js';
 import { newId } from '../../platform/ids.js';
-import { processPendingEvents } from '../events/processor.js';
 
 let t: TestApp;
 let acme: TenantFixture;
@@ -53,7 +52,7 @@ async function report(apiKey: string, lookups: Lookup[], at = t.clock.now()) {
     })),
   });
   expect(res.statusCode, res.body).toBe(202);
-  await processPendingEvents(t.deps, t.deps.modules.effects);
+  await t.processEvents();
 }
 
 async function flowWithTarget(tenant: TenantFixture, selector = '#save') {

@@ -7,7 +7,6 @@ import { createTenant, type TenantFixture } from '../../../test/helpers/factorie
 import { apiKeyOf, dashboard, publishedFlow, SITE, sdkCall } from '../../../test/helpers/sdk.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../test/helpers/webhook-receiver.js';
 import { webhookDeliveries } from '../../db/schema/index.js';
-import { processPendingEvents } from '../events/processor.js';
 import { deliverDue } from './delivery-job.js';
 
 /** The event types other modules emit, each in the transaction of its change, end to end. */
@@ -120,7 +119,7 @@ describe('emitted event types', () => {
       ],
     });
     expect(res.statusCode, res.body).toBe(202);
-    await processPendingEvents(t.deps, t.deps.modules.effects);
+    await t.processEvents();
     const got = await received(hook.secret);
     expect(got.map((p) => p.data).sort((a, b) => String(a.kind).localeCompare(String(b.kind)))).toEqual([
       expect.objectContaining({ kind: 'nps', npsSurveyId: nps.id, score: 3, comment: 'slow', userId: 'u-2' }),
@@ -157,7 +156,7 @@ describe('emitted event types', () => {
     await dashboard(t, tenant, 'POST', `/api/journeys/${journey.id}/publish`);
     const sdk = sdkCall(t, await apiKeyOf(t, tenant));
     await sdk('POST', '/api/sdk/events', { events: [{ type: 'CUSTOM', name: 'go', userId: 'u-9' }] });
-    await processPendingEvents(t.deps, t.deps.modules.effects);
+    await t.processEvents();
     let got = await received(hook.secret);
     expect(got).toEqual([
       {

@@ -6,7 +6,6 @@ import { auditEntries, createTenant, type TenantFixture } from '../../../test/he
 import { startWebhookReceiver, type WebhookReceiver } from '../../../test/helpers/webhook-receiver.js';
 import type { Config } from '../../config.js';
 import { auditLogs, mailOutbox, webhookDeliveries, webhooks } from '../../db/schema/index.js';
-import { processPendingEvents } from '../events/processor.js';
 import { deliverDue } from './delivery-job.js';
 import { webhookEventsEffect } from './events-effect.js';
 
@@ -432,7 +431,7 @@ describe('events', () => {
       headers: { 'x-api-key': key },
       payload: { events: [{ type: 'FLOW_COMPLETED', userId: 'acme-user', properties: { flowId } }] },
     });
-    await processPendingEvents(t.deps, t.deps.modules.effects);
+    await t.processEvents();
     const before = receiver.received.length;
     await deliverUntilSettled();
     const got = receiver.received.slice(before);
@@ -482,7 +481,7 @@ describe('events', () => {
       headers: { 'x-api-key': keyRes.json().data.key },
       payload: { events: [{ type: 'FLOW_COMPLETED', userId: 'u', properties: {} }] },
     });
-    await processPendingEvents(t.deps, [webhookEventsEffect]);
+    await t.processEvents([webhookEventsEffect]);
     const rows = await t.deps.database.db
       .select()
       .from(webhookDeliveries)
