@@ -101,6 +101,20 @@ describe('delivery policy: scenarios (caps × scopes × periods × priority × b
       expected: { b: 'CAPPED' },
     },
     {
+      name: '1 per day: a concurrent session took the slot 1 ms after this one read its clock → CAPPED',
+      items: [item('b')],
+      policy: policy({ caps: [cap('all', 1, 'day')] }),
+      history: history([served('a', -1)]),
+      expected: { b: 'CAPPED' },
+    },
+    {
+      name: 'cooldown: another item served by a concurrent session just after this clock reading → COOLDOWN',
+      items: [item('b')],
+      policy: policy({ cooldownSeconds: 600 }),
+      history: history([served('a', -1)]),
+      expected: { b: 'COOLDOWN' },
+    },
+    {
       name: '1 per hour: served 61 min ago → shown again',
       items: [item('b')],
       policy: policy({ caps: [cap('all', 1, 'hour')] }),

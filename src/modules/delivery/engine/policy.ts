@@ -127,12 +127,14 @@ export function applyPolicy(
   const order = items.map((_, i) => i).sort((a, b) => byPriority(items[a]!, items[b]!));
 
   // Per cap: the distinct items occupying its window before this session, then this session's.
+  // A serve stamped after `nowMs` counts too: a concurrent session of the user read its clock
+  // later but took its slot first (the ledger decides them one after the other).
   const before = policy.caps.map((cap) => {
     const ids = new Set<string>();
     if (cap.per === 'session') return ids;
     const since = nowMs - PERIOD_MS[cap.per];
     for (const s of history.served)
-      if (s.at > since && s.at <= nowMs && inScope(cap, s.scopes)) ids.add(s.itemId);
+      if (s.at > since && inScope(cap, s.scopes)) ids.add(s.itemId);
     return ids;
   });
   const now = before.map(() => new Set<string>());
@@ -177,7 +179,7 @@ export function applyPolicy(
   function capVerdict(item: PolicyItem): PolicyVerdict | null {
     if (cooldownMs > 0) {
       for (const s of history.served) {
-        if (s.itemId !== item.id && s.at <= nowMs && nowMs - s.at < cooldownMs)
+        if (s.itemId !== item.id && nowMs - s.at < cooldownMs)
           return {
             reason: 'COOLDOWN',
             detail: `another item was served less than ${policy.cooldownSeconds}s ago`,
