@@ -197,10 +197,24 @@ const versioning = (ctx: ServiceCtx, note?: string): Versioning<ContentItemRow> 
 });
 
 /** The working copy becomes `snapshot` (a version restored). */
-async function writeContentWorkingCopy(tx: Transaction, ctx: ServiceCtx, id: string, snapshot: unknown) {
+async function writeContentWorkingCopy(
+  tx: Transaction,
+  ctx: ServiceCtx,
+  kind: RecordKind<ContentItemRow>,
+  id: string,
+  snapshot: unknown,
+) {
   const s = snapshot as ReturnType<typeof contentSnapshot>;
   if (s.audienceId) await checkAudience(tx, ctx, s.audienceId);
-  await updateContentItemRow(tx, ctx.tenantId, id, { ...s, updatedAt: ctx.now });
+  // A fingerprint is learned, not versioned: the restored body keeps the one the item learned
+  // for the same selector (issue 40).
+  const current = (await findRow(tx, ctx, kind, id)).body as Record<string, unknown> | null;
+  const restored = s.body as Record<string, unknown> | null;
+  const body =
+    current?.targetFingerprint != null && restored && current.targetSelector === restored.targetSelector
+      ? { ...restored, targetFingerprint: current.targetFingerprint }
+      : s.body;
+  await updateContentItemRow(tx, ctx.tenantId, id, { ...s, body: body as typeof s.body, updatedAt: ctx.now });
 }
 
 /** The version routes of one content type (`/api/content/:type/:id/versions…`). */
@@ -217,7 +231,7 @@ export const contentVersions = (
   entityType: def.slug,
   auditPrefix: 'CONTENT',
   find: async (exec, ctx, params, opts) => (await findRow(exec, ctx, kindOf(def), params.id, opts)).id,
-  restore: writeContentWorkingCopy,
+  restore: (tx, ctx, id, snapshot) => writeContentWorkingCopy(tx, ctx, kindOf(def), id, snapshot),
   async publish(tx, ctx, id, note) {
     const row = await changeStateIn(tx, ctx, kindOf(def), id, 'publish', versioning(ctx, note));
     return { version: (await versionedContent(tx, row)).version ?? 0 };

@@ -378,10 +378,18 @@ export async function writeFlowWorkingCopy(tx: Transaction, ctx: ServiceCtx, id:
     trigger: fields.trigger,
     updatedAt: ctx.now,
   });
+  // A fingerprint is learned, not versioned: a restored step keeps the one its working step
+  // learned for the same selector (issue 40).
+  const learned = new Map(current.map((s) => [s.id, s]));
   await deleteStepsOf(tx, ctx.tenantId, id);
   await insertSteps(
     tx,
-    steps.map((s, i) => ({ ...stepValues(ctx, id, i, s), id: s.id })),
+    steps.map((s, i) => {
+      const was = learned.get(s.id);
+      const targetFingerprint =
+        was && was.targetSelector === (s.targetSelector ?? null) ? was.targetFingerprint : null;
+      return { ...stepValues(ctx, id, i, { ...s, targetFingerprint }), id: s.id };
+    }),
   );
 }
 export const archiveFlow = async (ctx: ServiceCtx, id: string) => (await transition(ctx, id, 'archive')).flow;

@@ -161,6 +161,36 @@ describe('flow versions', () => {
     expect(restoreAudit!.metadata).toEqual({ version: 2 });
   });
 
+  it("keeps a step's learned fingerprint through restore and roll back (it is learned, not versioned)", async () => {
+    const { tenant, call } = await setup();
+    const fp = { v: 1, tag: 'button', text: 'Save' };
+    const flow = await dashboard(t, tenant, 'POST', '/api/flows', {
+      name: 'Tour',
+      siteId: SITE,
+      template: 'PRODUCT_TOUR',
+      steps: [{ type: 'TOOLTIP', targetSelector: '#save', content: { title: 'old' } }],
+    });
+    const stepUrl = `/api/flows/${flow.id}/steps/${flow.steps[0].id}`;
+    await dashboard(t, tenant, 'POST', `/api/flows/${flow.id}/publish`);
+    await dashboard(t, tenant, 'PATCH', stepUrl, { content: { title: 'new' }, targetFingerprint: fp });
+    await dashboard(t, tenant, 'POST', `/api/flows/${flow.id}/publish`);
+
+    const restored = await call('POST', `/api/flows/${flow.id}/versions/1/restore`);
+    expect(restored.statusCode, restored.body).toBe(200);
+    expect(restored.json().data.steps[0]).toMatchObject({ content: { title: 'old' }, targetFingerprint: fp });
+    await dashboard(t, tenant, 'PATCH', stepUrl, { content: { title: 'newer' } });
+    await dashboard(t, tenant, 'POST', `/api/flows/${flow.id}/publish`);
+    const rolled = await call('POST', `/api/flows/${flow.id}/versions/2/publish`);
+    expect(rolled.statusCode, rolled.body).toBe(200);
+    expect(rolled.json().data.steps[0]).toMatchObject({ content: { title: 'new' }, targetFingerprint: fp });
+
+    // A version whose step targets another selector does not inherit this selector's fingerprint.
+    await dashboard(t, tenant, 'PATCH', stepUrl, { targetSelector: '#other' });
+    await dashboard(t, tenant, 'POST', `/api/flows/${flow.id}/publish`);
+    const back = await call('POST', `/api/flows/${flow.id}/versions/2/restore`);
+    expect(back.json().data.steps[0]).toMatchObject({ targetSelector: '#save', targetFingerprint: null });
+  });
+
   it('diffs fields and steps added, removed, moved and changed', async () => {
     const { tenant } = await setup();
     const flow = await newFlow(tenant, ['a', 'b', 'c'], { settings: { color: 'blue' } });
@@ -316,6 +346,24 @@ describe('content versions', () => {
       404,
       'CONTENT_NOT_FOUND',
     );
+  });
+  it("keeps a tooltip's learned fingerprint through restore (same selector only)", async () => {
+    const { tenant, call } = await setup();
+    const fp = { v: 1, tag: 'button', text: 'Save' };
+    const item = await dashboard(t, tenant, 'POST', '/api/content/tooltips', tooltip());
+    const url = `/api/content/tooltips/${item.id}`;
+    await dashboard(t, tenant, 'POST', `${url}/publish`);
+    await dashboard(t, tenant, 'PATCH', url, { content: { text: 'Changed' }, targetFingerprint: fp });
+    const restored = await call('POST', `${url}/versions/1/restore`);
+    expect(restored.statusCode, restored.body).toBe(200);
+    expect(restored.json().data).toMatchObject({ content: { text: 'Save here' }, targetFingerprint: fp });
+
+    await dashboard(t, tenant, 'PATCH', url, { targetSelector: '#other', targetFingerprint: fp });
+    await dashboard(t, tenant, 'POST', `${url}/publish`);
+    const back = await call('POST', `${url}/versions/1/restore`);
+    expect(back.statusCode, back.body).toBe(200);
+    expect(back.json().data.targetSelector).toBe('#save');
+    expect(back.json().data.targetFingerprint ?? null).toBeNull();
   });
 });
 
