@@ -16,7 +16,7 @@ export const SCOPES = [
   { value: 'announcements', label: 'Announcements' },
   { value: 'self-help', label: 'Self-help' },
   { value: 'nps-surveys', label: 'NPS surveys' },
-  { value: 'modal-like', label: 'Modal-like (modal, video, form)' },
+  { value: 'modal-like', label: 'Modal-like' },
 ] as const;
 export const PERIODS = [
   { value: 'session', label: 'per session' },

@@ -66,7 +66,8 @@ export function PolicyForm() {
       <fieldset className="caps">
         <legend className="field-legend">Frequency caps</legend>
         <p className="hint">
-          At most this many different items a user is shown by themselves, in a rolling window.
+          At most this many different items a user is shown by themselves, in a rolling window. Modal-like:
+          flows with a modal, video or form step, and modal announcements.
         </p>
         {draft.caps.length === 0 ? <p className="muted small">No caps.</p> : null}
         {draft.caps.map((c, i) => (

@@ -65,11 +65,15 @@ export function PriorityList() {
               ) : null}
               <span className="priority-main">
                 <span className="step-num">{i + 1}</span>
-                <Link to={editorLink(item)} className="priority-name">
-                  {item.name}
-                </Link>
-                <span className="step-type">{kindLabel(item)}</span>
-                <StatusBadge status={item.status} />
+                <span className="priority-text">
+                  <Link to={editorLink(item)} className="priority-name">
+                    {item.name}
+                  </Link>
+                  <span className="priority-meta">
+                    <span className="step-type">{kindLabel(item)}</span>
+                    <StatusBadge status={item.status} />
+                  </span>
+                </span>
               </span>
               <label className="checkbox priority-bypass">
                 <input
