@@ -12,8 +12,10 @@ export function VersionBadges({
 }) {
   return (
     <>
-      {version ? <span className="badge badge-muted">v{version} live</span> : null}{' '}
-      {hasUnpublishedChanges ? <span className="badge badge-pending">Unpublished changes</span> : null}
+      {version ? <span className="badge badge-muted badge-version">v{version} live</span> : null}{' '}
+      {hasUnpublishedChanges ? (
+        <span className="badge badge-pending badge-version">Unpublished changes</span>
+      ) : null}
     </>
   );
 }

@@ -32,7 +32,7 @@ function Changes({ fields, label }: { fields: readonly FieldChange[]; label: str
       <tbody>
         {fields.map((f) => (
           <tr key={f.path}>
-            <td>
+            <td className="diff-path">
               <code>{f.path}</code>
             </td>
             <td className="diff-old">{show(f.from)}</td>

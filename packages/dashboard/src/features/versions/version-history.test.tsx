@@ -1,5 +1,6 @@
 import { screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
+import type { Routes } from '../../test/fake-api';
 import { renderPage, SIGNED_IN } from '../../test/render';
 import { PublishButton, VersionBadges } from './version-bar';
 import { History } from './version-history';
@@ -55,7 +56,7 @@ const V3 = {
   },
 };
 
-const render = (target: VersionTarget, api: Parameters<typeof renderPage>[1]['api'], unpublished = false) =>
+const render = (target: VersionTarget, api: Routes, unpublished = false) =>
   renderPage(<History target={target} canEdit hasUnpublishedChanges={unpublished} />, {
     api: { 'GET /api/tenants/members': () => members, ...api },
   });
@@ -71,6 +72,7 @@ describe('the version history', () => {
     expect(rows[3]!.textContent).toContain('Scheduler');
     // the live version cannot be rolled back to; the newest is the working copy's source already
     expect(within(rows[1]!).queryByRole('button', { name: /Roll back/ })).toBeNull();
+    expect(within(rows[1]!).queryByRole('button', { name: /Restore/ })).toBeNull();
     expect(within(rows[3]!).getByRole('button', { name: 'Roll back to version 1' })).toBeTruthy();
   });
 
@@ -127,6 +129,8 @@ describe('the version history', () => {
     expect(
       await screen.findByText(/unpublished changes: restoring or rolling back replaces them/),
     ).toBeTruthy();
+    // the live version can be restored: it discards the unpublished changes
+    expect(screen.getByRole('button', { name: 'Restore version 3' })).toBeTruthy();
     await user.click(screen.getByRole('button', { name: 'Roll back to version 1' }));
     const confirm = screen.getByRole('alertdialog', { name: 'Confirm roll back' });
     expect(confirm.textContent).toContain('your users get it at once');

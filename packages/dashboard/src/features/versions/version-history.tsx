@@ -73,6 +73,8 @@ export function History({
   if (list.length === 0)
     return <p className="muted">No versions yet: publishing the {target.noun} takes its first version.</p>;
   const current = target.draftless ? list[0]!.version : list.find((v) => v.live)?.version;
+  // The version the working copy already is: nothing to restore.
+  const sameAsWorkingCopy = target.draftless ? list[0]!.version : hasUnpublishedChanges ? undefined : current;
   const byWhom = (id: string | null) =>
     id === null ? 'Scheduler' : id === me.user.id ? 'You' : (who.get(id) ?? 'A former member');
   const done = action.isSuccess ? action.variables : undefined;
@@ -123,7 +125,7 @@ export function History({
                 <Button variant="ghost" onClick={() => setShown({ view: v.version })}>
                   View<span className="sr-only"> version {v.version}</span>
                 </Button>
-                {canEdit && v.version !== list[0]!.version ? (
+                {canEdit && v.version !== sameAsWorkingCopy ? (
                   <Button variant="ghost" onClick={() => setAsking({ kind: 'restore', version: v.version })}>
                     Restore<span className="sr-only"> version {v.version}</span>
                   </Button>

@@ -23,7 +23,7 @@ export function Compare({
   const pick = (label: string, value: number, set: (n: number) => void) => (
     <label className="compare-pick">
       <span>{label}</span>
-      <select value={value} onChange={(e) => set(Number(e.target.value))}>
+      <select className="compare-select" value={value} onChange={(e) => set(Number(e.target.value))}>
         {versions.map((v) => (
           <option key={v.version} value={v.version}>
             v{v.version}
