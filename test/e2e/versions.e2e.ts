@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type Stack, startStack, watch } from './helpers.js';
@@ -12,6 +13,7 @@ import { launchBrowser, type Stack, startStack, watch } from './helpers.js';
  */
 
 const SHOTS = new URL('../../docs/dashboard/', import.meta.url);
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 let stack: Stack;
 let browser: Browser;
 let context: BrowserContext;
@@ -29,6 +31,22 @@ afterAll(async () => {
 
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: false });
+
+/** axe-core's serious and critical violations on the page as it is (as dashboard.e2e.ts checks every page). */
+async function violations(page: Page) {
+  await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: { run(ctx: Document): Promise<{ violations: { id: string; impact: string }[] }> };
+      }
+    ).axe;
+    const result = await axe.run(document);
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => v.id);
+  });
+}
 
 /** A call of the API from the page, with the signed-in session's cookie. */
 const fetchJson = (
@@ -132,6 +150,7 @@ describe('versions in the dashboard', () => {
     await history.getByRole('heading', { name: 'Changes from v1 to v2' }).scrollIntoViewIfNeeded();
     await page.waitForTimeout(300);
     await shot(page, 'versions-diff');
+    expect(await violations(page)).toEqual([]);
 
     // roll back to v1: confirmed, published as v3, served at once
     await history.getByRole('button', { name: 'Roll back to version 1' }).click();
