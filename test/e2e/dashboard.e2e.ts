@@ -211,7 +211,11 @@ describe('the dashboard', () => {
     await page.getByText('Flow saved.').waitFor();
     await check(page, 'flow-targeting');
     await page.getByRole('button', { name: 'Publish' }).click();
-    await page.getByText('Flow published.').waitFor();
+    await page
+      .getByRole('dialog', { name: 'Publish this flow' })
+      .getByRole('button', { name: 'Publish' })
+      .click();
+    await page.getByText('Published: version 1 of the flow is live.').waitFor();
     await page.locator('h1 .badge', { hasText: 'published' }).waitFor();
     await nav(page, 'Flows').click();
     await page.getByRole('link', { name: 'Welcome tour' }).waitFor();
@@ -299,6 +303,10 @@ ${snippet.replace("userId: 'USER_ID'", "userId: 'jordan'")}
     await page.getByLabel('Name').fill('Save hint');
     await page.getByRole('button', { name: 'Create tooltip' }).click();
     await page.getByRole('button', { name: 'Publish' }).click();
+    await page
+      .getByRole('dialog', { name: 'Publish this tooltip' })
+      .getByRole('button', { name: 'Publish' })
+      .click();
     await page.locator('h1 .badge', { hasText: 'published' }).waitFor();
     await check(page, 'content-editor');
     await visit('/content/surveys/new', 'Surveys / New survey', 'content-survey-new');

@@ -6,8 +6,11 @@ export function Modal({
   title,
   onClose,
   children,
+  wide,
 }: {
   open: boolean;
+  /** A wide dialog for a table and what it opens (a version history). */
+  wide?: boolean;
   title: string;
   onClose(): void;
   children: ReactNode;
@@ -21,7 +24,12 @@ export function Modal({
     if (!open && dialog.open) dialog.close();
   }, [open]);
   return (
-    <dialog ref={ref} className="modal" aria-labelledby={titleId} onClose={onClose}>
+    <dialog
+      ref={ref}
+      className={wide ? 'modal modal-wide' : 'modal'}
+      aria-labelledby={titleId}
+      onClose={onClose}
+    >
       <header className="modal-header">
         <h2 id={titleId}>{title}</h2>
         <button type="button" className="icon-btn" aria-label="Close" onClick={onClose}>

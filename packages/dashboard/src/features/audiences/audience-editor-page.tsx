@@ -16,6 +16,7 @@ import {
   TextArea,
   TextField,
 } from '../../kit';
+import { ItemVersions, useVersionUi, type VersionTarget } from '../versions';
 import { RuleGroup } from './rule-group';
 import { asGroup, type RuleNode } from './rule-tree';
 import { TestAudience } from './test-audience';
@@ -24,6 +25,8 @@ import { TestAudience } from './test-audience';
 export default function AudienceEditor() {
   const { id = 'new' } = useParams();
   const isNew = id === 'new';
+  const versions = useVersionUi();
+  const canEdit = useCan('EDITOR');
   const audience = useQuery({
     queryKey: ['audience', id],
     enabled: !isNew,
@@ -31,12 +34,30 @@ export default function AudienceEditor() {
   });
   if (!isNew && audience.isPending) return <Loading />;
   if (!isNew && audience.isError) return <FormError error={audience.error} />;
-  return <Editor key={id} id={isNew ? undefined : id} initial={audience.data} />;
+  const target: VersionTarget = {
+    base: '/api/audiences',
+    id,
+    noun: 'audience',
+    draftless: true,
+    itemKeys: [['audience', id], ['audiences']],
+  };
+  return (
+    <>
+      {/* A restore changes the audience at once: the form starts again from it. */}
+      <Editor
+        key={`${id}:${versions.restored}`}
+        id={isNew ? undefined : id}
+        initial={audience.data}
+        onHistory={isNew ? undefined : () => versions.setHistory(true)}
+      />
+      {isNew ? null : <ItemVersions target={target} ui={versions} canEdit={canEdit} />}
+    </>
+  );
 }
 
 type Audience = { name: string; description: string | null; ruleTree: RuleNode; updatedAt?: string };
 
-function Editor({ id, initial }: { id?: string; initial?: Audience }) {
+function Editor({ id, initial, onHistory }: { id?: string; initial?: Audience; onHistory?(): void }) {
   const client = useQueryClient();
   const navigate = useNavigate();
   const canEdit = useCan('EDITOR');
@@ -72,11 +93,14 @@ function Editor({ id, initial }: { id?: string; initial?: Audience }) {
         </Crumb>
       }
       actions={
-        canEdit && id ? (
-          <Button variant="danger" onClick={() => remove.mutate()} busy={remove.isPending}>
-            Delete
-          </Button>
-        ) : null
+        <>
+          {onHistory ? <Button onClick={onHistory}>History</Button> : null}
+          {canEdit && id ? (
+            <Button variant="danger" onClick={() => remove.mutate()} busy={remove.isPending}>
+              Delete
+            </Button>
+          ) : null}
+        </>
       }
     >
       {!canEdit ? <Notice>You have view-only access.</Notice> : null}

@@ -1,4 +1,5 @@
 import { Button } from '../../kit';
+import { PublishButton, type VersionTarget, type VersionUi } from '../versions';
 
 export type ContentAction = 'publish' | 'unpublish' | 'restore' | 'archive';
 
@@ -10,18 +11,31 @@ export const DONE: Record<ContentAction, string> = {
   restore: 'restored',
 };
 
-/** The lifecycle buttons an item's status allows: archive or restore, unpublish, publish. */
+/**
+ * The version history, and the lifecycle buttons an item's status allows: archive or restore,
+ * unpublish, and publish (with a note) a draft or scheduled item, or a published one's
+ * unpublished changes.
+ */
 export function ContentActions({
   status,
-  busy,
+  canEdit,
+  hasUnpublishedChanges,
+  target,
+  ui,
   onAction,
 }: {
   status: string;
-  busy: boolean;
+  canEdit: boolean;
+  hasUnpublishedChanges?: boolean;
+  target: VersionTarget;
+  ui: VersionUi;
   onAction(action: ContentAction): void;
 }) {
+  const history = <Button onClick={() => ui.setHistory(true)}>History</Button>;
+  if (!canEdit) return history;
   return (
     <>
+      {history}
       {status === 'ARCHIVED' ? (
         <Button onClick={() => onAction('restore')}>Restore</Button>
       ) : (
@@ -30,10 +44,8 @@ export function ContentActions({
         </Button>
       )}
       {status === 'PUBLISHED' ? <Button onClick={() => onAction('unpublish')}>Unpublish</Button> : null}
-      {status === 'DRAFT' || status === 'SCHEDULED' ? (
-        <Button variant="primary" onClick={() => onAction('publish')} busy={busy}>
-          Publish
-        </Button>
+      {status === 'DRAFT' || status === 'SCHEDULED' || (status === 'PUBLISHED' && hasUnpublishedChanges) ? (
+        <PublishButton target={target} onPublished={ui.setPublished} />
       ) : null}
     </>
   );

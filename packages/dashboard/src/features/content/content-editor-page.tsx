@@ -15,9 +15,11 @@ import {
   Page,
   StatusBadge,
 } from '../../kit';
+import { ItemVersions, useVersionUi, VersionBadges, type VersionTarget, type VersionUi } from '../versions';
 import { type ContentAction, ContentActions, DONE } from './content-actions';
 import { ContentFields } from './content-fields';
 import {
+  type ContentItem,
   type ContentRecord,
   claimedFields,
   jsonTexts,
@@ -28,13 +30,15 @@ import {
 import { type ContentMeta, type ContentType, collectionPath, contentTypeOf } from './content-types';
 import { Responses } from './responses';
 
-type Item = ContentRecord & { id: string; name: string; status: string; audienceId: string | null };
+type Item = ContentItem;
 
 /** One item of a content type (or a new one): its fields, audience, trigger, lifecycle and responses. */
 export default function ContentEditorPage() {
   const { type, id = 'new' } = useParams();
   const meta = contentTypeOf(type);
   const isNew = id === 'new';
+  // Above the editor, which remounts when the item changes (a publish, a restore): kept open.
+  const versionUi = useVersionUi();
   const item = useQuery({
     queryKey: ['content-item', meta.value, id],
     enabled: !isNew,
@@ -49,10 +53,17 @@ export default function ContentEditorPage() {
   });
   if (!isNew && item.isPending) return <Loading />;
   if (!isNew && item.isError) return <FormError error={item.error} />;
-  return <Editor key={`${meta.value}:${id}:${item.data?.updatedAt ?? ''}`} meta={meta} item={item.data} />;
+  return (
+    <Editor
+      key={`${meta.value}:${id}:${item.data?.updatedAt ?? ''}`}
+      meta={meta}
+      item={item.data}
+      versionUi={versionUi}
+    />
+  );
 }
 
-function Editor({ meta, item }: { meta: ContentMeta; item?: Item }) {
+function Editor({ meta, item, versionUi }: { meta: ContentMeta; item?: Item; versionUi: VersionUi }) {
   const type: ContentType = meta.value;
   const client = useQueryClient();
   const navigate = useNavigate();
@@ -64,6 +75,15 @@ function Editor({ meta, item }: { meta: ContentMeta; item?: Item }) {
   const [trigger, setTrigger] = useState(() => triggerText(initial));
   const [jsonError, setJsonError] = useState<Record<string, string>>({});
   const base = collectionPath(type);
+  const target: VersionTarget | undefined = item && {
+    base,
+    id: item.id,
+    noun: meta.one,
+    itemKeys: [
+      ['content', type],
+      ['content-item', type],
+    ],
+  };
   const save = useMutation({
     mutationFn: async (payload: ContentRecord) => {
       if (item)
@@ -90,6 +110,7 @@ function Editor({ meta, item }: { meta: ContentMeta; item?: Item }) {
       );
     },
     onSuccess: () => {
+      versionUi.setPublished(undefined);
       void client.invalidateQueries({ queryKey: ['content'] });
       void client.invalidateQueries({ queryKey: ['content-item', type] });
     },
@@ -100,15 +121,31 @@ function Editor({ meta, item }: { meta: ContentMeta; item?: Item }) {
     <Page
       title={
         <Crumb to={`/content/${type}`} list={meta.label}>
-          {item ? item.name : `New ${meta.one}`} {status ? <StatusBadge status={status} /> : null}
+          {item ? item.name : `New ${meta.one}`} {status ? <StatusBadge status={status} /> : null}{' '}
+          <VersionBadges version={item?.version} hasUnpublishedChanges={item?.hasUnpublishedChanges} />
         </Crumb>
       }
       actions={
-        canEdit && status ? (
-          <ContentActions status={status} busy={transition.isPending} onAction={transition.mutate} />
+        target && status ? (
+          <ContentActions
+            status={status}
+            canEdit={canEdit}
+            hasUnpublishedChanges={item?.hasUnpublishedChanges}
+            target={target}
+            ui={versionUi}
+            onAction={transition.mutate}
+          />
         ) : null
       }
     >
+      {target ? (
+        <ItemVersions
+          target={target}
+          ui={versionUi}
+          hasUnpublishedChanges={item?.hasUnpublishedChanges}
+          canEdit={canEdit}
+        />
+      ) : null}
       {!canEdit ? <Notice>You have view-only access.</Notice> : null}
       <FormError error={transition.error} />
       {transition.isSuccess ? (

@@ -17,6 +17,15 @@ import {
 
 export type ContentRecord = Record<string, unknown>;
 type Row = Record<string, unknown>;
+/** An item as the API answers it: its fields, and its live version and unpublished changes. */
+export type ContentItem = ContentRecord & {
+  id: string;
+  name: string;
+  status: string;
+  audienceId: string | null;
+  version?: number | null;
+  hasUnpublishedChanges?: boolean;
+};
 
 /** A new item of a type: no name, no audience, no trigger, the type's defaults. */
 export const newRecord = (type: ContentType): ContentRecord => ({

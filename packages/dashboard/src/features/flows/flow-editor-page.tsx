@@ -4,12 +4,13 @@ import { useParams } from 'react-router';
 import { api, must } from '../../app/api';
 import { useCan } from '../../app/session';
 import { Button, Crumb, FormError, Loading, Notice, Page, StatusBadge, Tabs } from '../../kit';
+import { ItemVersions, PublishButton, useVersionUi, VersionBadges, type VersionTarget } from '../versions';
 import type { Flow } from './flow-model';
 import { FlowSettings } from './flow-settings';
 import { StepsEditor } from './steps-editor';
 
-type Action = 'publish' | 'archive' | 'restore';
-const DONE: Record<Action, string> = { publish: 'published', archive: 'archived', restore: 'restored' };
+type Action = 'archive' | 'restore';
+const DONE: Record<Action, string> = { archive: 'archived', restore: 'restored' };
 
 /** The flow editor: steps (drag to reorder), each step's form with a live SDK preview, targeting, trigger, schedule, lifecycle. */
 export default function FlowEditorPage() {
@@ -17,6 +18,8 @@ export default function FlowEditorPage() {
   const client = useQueryClient();
   const canEdit = useCan('EDITOR');
   const [tab, setTab] = useState<'steps' | 'targeting'>('steps');
+  const versions = useVersionUi();
+  const target: VersionTarget = { base: '/api/flows', id, noun: 'flow', itemKeys: [['flow', id], ['flows']] };
   const flow = useQuery({
     queryKey: ['flow', id],
     queryFn: async () => (await must(api.GET('/api/flows/{id}', { params: { path: { id } } }))).data,
@@ -28,11 +31,13 @@ export default function FlowEditorPage() {
   const transition = useMutation({
     mutationFn: async (action: Action) => {
       const path = { params: { path: { id } } };
-      if (action === 'publish') return must(api.POST('/api/flows/{id}/publish', { ...path, body: {} }));
       if (action === 'archive') return must(api.POST('/api/flows/{id}/archive', path));
       return must(api.POST('/api/flows/{id}/restore', path));
     },
-    onSuccess: refresh,
+    onSuccess: () => {
+      versions.setPublished(undefined);
+      refresh();
+    },
   });
   if (flow.isPending) return <Loading />;
   if (flow.isError) return <FormError error={flow.error} />;
@@ -41,13 +46,34 @@ export default function FlowEditorPage() {
     <Page
       title={
         <Crumb to="/flows" list="Flows">
-          {f.name} <StatusBadge status={f.status} />
+          {f.name} <StatusBadge status={f.status} />{' '}
+          <VersionBadges version={f.version} hasUnpublishedChanges={f.hasUnpublishedChanges} />
         </Crumb>
       }
       actions={
-        canEdit ? <FlowActions flow={f} busy={transition.isPending} onAction={transition.mutate} /> : null
+        <>
+          <Button onClick={() => versions.setHistory(true)}>History</Button>
+          {canEdit ? (
+            <FlowActions
+              flow={f}
+              target={target}
+              busy={transition.isPending}
+              onAction={transition.mutate}
+              onPublished={(v) => {
+                transition.reset();
+                versions.setPublished(v);
+              }}
+            />
+          ) : null}
+        </>
       }
     >
+      <ItemVersions
+        target={target}
+        ui={versions}
+        hasUnpublishedChanges={f.hasUnpublishedChanges}
+        canEdit={canEdit}
+      />
       {transition.isSuccess ? <Notice kind="success">Flow {DONE[transition.variables]}.</Notice> : null}
       <FormError error={transition.error} />
       {!canEdit ? <Notice>You have view-only access: ask an editor or admin to make changes.</Notice> : null}
@@ -61,24 +87,31 @@ export default function FlowEditorPage() {
         onChange={setTab}
       />
       {tab === 'steps' ? (
-        <StepsEditor flow={f} canEdit={canEdit} onChange={refresh} />
+        <StepsEditor key={versions.restored} flow={f} canEdit={canEdit} onChange={refresh} />
       ) : (
-        <FlowSettings flow={f} canEdit={canEdit} onSaved={refresh} />
+        <FlowSettings key={versions.restored} flow={f} canEdit={canEdit} onSaved={refresh} />
       )}
     </Page>
   );
 }
 
-/** Archive or restore, and publish while the flow is neither published nor archived. */
+/** Archive or restore, and publish a draft, or a published flow's unpublished changes. */
 function FlowActions({
   flow,
+  target,
   busy,
   onAction,
+  onPublished,
 }: {
   flow: Flow;
+  target: VersionTarget;
   busy: boolean;
   onAction(action: Action): void;
+  onPublished(version: number | null | undefined): void;
 }) {
+  const publishable =
+    (flow.status !== 'PUBLISHED' && flow.status !== 'ARCHIVED') ||
+    (flow.status === 'PUBLISHED' && flow.hasUnpublishedChanges);
   return (
     <>
       {flow.status === 'ARCHIVED' ? (
@@ -90,10 +123,12 @@ function FlowActions({
           Archive
         </Button>
       )}
-      {flow.status !== 'PUBLISHED' && flow.status !== 'ARCHIVED' ? (
-        <Button variant="primary" onClick={() => onAction('publish')} busy={busy}>
-          Publish
-        </Button>
+      {publishable ? (
+        <PublishButton
+          target={target}
+          label={flow.status === 'PUBLISHED' ? 'Publish changes' : 'Publish'}
+          onPublished={onPublished}
+        />
       ) : null}
     </>
   );
