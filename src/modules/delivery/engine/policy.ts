@@ -133,8 +133,7 @@ export function applyPolicy(
     const ids = new Set<string>();
     if (cap.per === 'session') return ids;
     const since = nowMs - PERIOD_MS[cap.per];
-    for (const s of history.served)
-      if (s.at > since && inScope(cap, s.scopes)) ids.add(s.itemId);
+    for (const s of history.served) if (s.at > since && inScope(cap, s.scopes)) ids.add(s.itemId);
     return ids;
   });
   const now = before.map(() => new Set<string>());
