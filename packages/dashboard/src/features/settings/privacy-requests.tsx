@@ -67,7 +67,10 @@ export function PrivacyRequests() {
   return (
     <div style={{ display: 'grid', gap: 18 }}>
       <section className="card pad">
-        <h2 style={{ marginTop: 0 }}>End-user data</h2>
+        <h2 style={{ marginTop: 0, marginBottom: 4 }}>End-user data</h2>
+        <p className="muted small" style={{ marginTop: 0, marginBottom: 14 }}>
+          Export everything stored about an end user, or erase it. Counts already aggregated stay, anonymous.
+        </p>
         <Form onSubmit={() => (confirming ? erase.mutate() : setConfirming(true))}>
           <TextField
             label="End user's userId"
@@ -77,6 +80,8 @@ export function PrivacyRequests() {
             onChange={(e) => {
               setUserId(e.target.value);
               setConfirming(false);
+              erase.reset();
+              exported.reset();
             }}
             error={fieldError(error, 'userId')}
           />
