@@ -1,9 +1,16 @@
 import { defineConfig } from 'vitest/config';
+import { databaseFreeSuites } from './test/suites.js';
+
+const unitSuites = databaseFreeSuites();
 
 /**
- * `npm test`: two projects, one after the other.
- * - service: the server's suites and the packages' node tests (`*.test.ts`), in forked processes
- *   after the global setup has built the SDK and the dashboard.
+ * `npm test`: three projects, one after the other.
+ * - unit: the service's and the SDK's node tests that touch no database (test/suites.ts decides
+ *   which), with no global setup.
+ * - service: the server's suites that need a database, Redis or a whole server, in forked
+ *   processes after the global setup has built the SDK and the dashboard and migrated the
+ *   template database. On PostgreSQL (DATABASE_URL, REDIS_URL) only this project differs from
+ *   the embedded run: `npm test -- --project service` runs just it.
  * - dashboard: the dashboard's unit and component tests (`packages/dashboard/src/**\/*.test.{ts,tsx}`)
  *   in a DOM (happy-dom) with Testing Library: no build, no database, no server.
  * One project alone: `npx vitest run --project dashboard` (or by path: `npx vitest run packages/dashboard`).
@@ -16,15 +23,24 @@ export default defineConfig({
     projects: [
       {
         test: {
+          name: 'unit',
+          include: unitSuites,
+          pool: 'forks',
+          testTimeout: 30_000,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
           name: 'service',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'packages/*/src/**/*.test.ts'],
-          exclude: ['packages/dashboard/**', '**/node_modules/**'],
+          exclude: ['packages/dashboard/**', '**/node_modules/**', ...unitSuites],
           globalSetup: ['test/global-setup.ts', 'test/global-setup-database.ts'],
           pool: 'forks',
           testTimeout: 30_000,
           hookTimeout: 60_000,
           // the projects run one after the other: the dashboard's workers never compete with these
-          sequence: { groupOrder: 0 },
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -35,7 +51,7 @@ export default defineConfig({
           environment: 'happy-dom',
           setupFiles: ['packages/dashboard/src/test/setup.ts'],
           pool: 'threads',
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],

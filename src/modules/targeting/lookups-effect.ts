@@ -2,10 +2,21 @@ import type { Executor } from '../../db/client.js';
 import { fingerprintIdentity } from '../../engine/fingerprint.js';
 import { sha256 } from '../../platform/crypto.js';
 import { findContentTargets, setContentFingerprints } from '../content/index.js';
-import type { EventEffect, ProcessedBatch } from '../events/index.js';
+import type { EffectContext, EventEffect, ProcessedBatch } from '../events/index.js';
 import { findStepTargets, setStepFingerprints } from '../flows/index.js';
-import { bucketsOf, chooseServed, lookupReportOf, sightingsOf, type TenantReport } from './engine/health.js';
-import { addFingerprints, addLookups, fingerprintCandidates } from './store.js';
+import { emitWebhookEvents, subscribedTenants, type WebhookEvent } from '../webhooks/index.js';
+import {
+  becameBroken,
+  bucketsOf,
+  type Counts,
+  chooseServed,
+  lookupReportOf,
+  noCounts,
+  sightingsOf,
+  type TenantReport,
+} from './engine/health.js';
+import { windowsAt } from './health-service.js';
+import { addFingerprints, addLookups, fingerprintCandidates, healthRows } from './store.js';
 
 /**
  * TARGET_LOOKUP events become target health and fingerprints (issue 40). Per chunk: the reports
@@ -14,8 +25,9 @@ import { addFingerprints, addLookups, fingerprintCandidates } from './store.js';
  * and hour and written in one statement; their fingerprints summed per target, selector and
  * identity and written in one statement; then, for the targets whose reported selector is their
  * current one, the fingerprint they serve is chosen again (`chooseServed`) and written to the step
- * or item only when it changes (which moves the tenant's delivery version). A chunk without
- * TARGET_LOOKUP costs one pass over its events.
+ * or item only when it changes (which moves the tenant's delivery version). Targets the chunk
+ * turned broken over the last hour send `target.broken` to the tenants subscribed to it. A chunk
+ * without TARGET_LOOKUP costs one pass over its events.
  */
 
 /** The key a fingerprint is stored under: the sha256 of its identity (its position left out). */
@@ -42,7 +54,7 @@ async function loadTargets(tx: Executor, reports: TenantReport[]): Promise<Map<s
   return targets;
 }
 
-async function applyLookups(tx: Executor, batches: ProcessedBatch[]): Promise<void> {
+async function applyLookups(tx: Executor, batches: ProcessedBatch[], ctx: EffectContext): Promise<void> {
   const reports: TenantReport[] = [];
   for (const batch of batches) {
     for (const event of batch.events) {
@@ -60,6 +72,7 @@ async function applyLookups(tx: Executor, batches: ProcessedBatch[]): Promise<vo
   });
   if (kept.length === 0) return;
   await addLookups(tx, bucketsOf(kept));
+  await emitBrokenTargets(tx, kept, targets, ctx);
 
   const sightings = sightingsOf(kept, fingerprintKey);
   if (sightings.length === 0) return;
@@ -97,6 +110,68 @@ async function applyLookups(tx: Executor, batches: ProcessedBatch[]): Promise<vo
   }
   await setStepFingerprints(tx, steps);
   await setContentFingerprints(tx, items);
+}
+
+/**
+ * `target.broken` for each target whose current selector's lookups of the last hour this chunk
+ * turned broken (`becameBroken`): once per turn. Only tenants subscribed to it cost a query
+ * (their targets' counts, after this chunk's were added).
+ */
+async function emitBrokenTargets(
+  tx: Executor,
+  kept: TenantReport[],
+  targets: Map<string, Target>,
+  ctx: EffectContext,
+): Promise<void> {
+  const current = kept.filter(
+    ({ report }) => targets.get(report.targetId)!.targetSelector === report.selector,
+  );
+  if (current.length === 0) return;
+  const subscribed = await subscribedTenants(
+    tx,
+    current.map((r) => r.tenantId),
+    'target.broken',
+    ctx,
+  );
+  if (subscribed.size === 0) return;
+  const now = new Date();
+  const windows = windowsAt(now);
+  // This chunk's lookups of the last hour, per tenant and target.
+  const added = new Map<string, Map<string, Counts>>();
+  for (const b of bucketsOf(current.filter((r) => subscribed.has(r.tenantId)))) {
+    if (b.hour < windows.hourFrom) continue;
+    const ofTenant = added.get(b.tenantId) ?? new Map<string, Counts>();
+    added.set(b.tenantId, ofTenant);
+    const c = ofTenant.get(b.targetId) ?? noCounts();
+    ofTenant.set(b.targetId, {
+      found: c.found + b.found,
+      healed: c.healed + b.healed,
+      ambiguous: c.ambiguous + b.ambiguous,
+      missing: c.missing + b.missing,
+    });
+  }
+  const events: WebhookEvent[] = [];
+  for (const [tenantId, ofTenant] of added) {
+    for (const row of await healthRows(tx, tenantId, { ...windows, targetIds: [...ofTenant.keys()] })) {
+      const target = targets.get(row.targetId)!;
+      const chunk = ofTenant.get(row.targetId);
+      if (row.selector !== target.targetSelector || !chunk || !becameBroken(row.lastHour, chunk)) continue;
+      events.push({
+        tenantId,
+        type: 'target.broken',
+        timestamp: now,
+        data: {
+          itemKind: row.itemKind,
+          itemId: row.itemId,
+          stepId: row.itemKind === 'flow' ? row.targetId : null,
+          targetSelector: row.selector,
+          lastHour: row.lastHour,
+          suggestedSelector: row.suggestedSelector,
+        },
+      });
+    }
+  }
+  await emitWebhookEvents(tx, events, { now, effects: ctx });
 }
 
 export const targetLookupsEffect: EventEffect = {

@@ -179,4 +179,46 @@ describe('emitted event types', () => {
       enrollmentId: got[0]!.data.enrollmentId,
     });
   });
+
+  it("target.broken once, when most of the last hour's lookups of a step's selector fail", async () => {
+    const tenant = await createTenant(t);
+    const hook = await subscribe(tenant, ['target.broken']);
+    const flowId = await publishedFlow(t, tenant, {
+      steps: [{ type: 'TOOLTIP', targetSelector: '#save', content: { text: 'Save' } }],
+    });
+    const flow = await dashboard(t, tenant, 'GET', `/api/flows/${flowId}`);
+    const stepId = flow.steps[0].id as string;
+    const sdk = sdkCall(t, await apiKeyOf(t, tenant));
+    const lookups = async (outcomes: string[], selector = '#save') => {
+      const res = await sdk('POST', '/api/sdk/events', {
+        events: outcomes.map((outcome) => ({
+          type: 'TARGET_LOOKUP',
+          anonymousId: 'anon-1',
+          properties: { itemKind: 'flow', itemId: flowId, stepId, selector, outcome },
+        })),
+      });
+      expect(res.statusCode, res.body).toBe(202);
+      await t.processEvents();
+      return (await received(hook.secret)).filter((p) => p.type === 'target.broken');
+    };
+    expect(await lookups(['found', 'found'])).toEqual([]);
+    expect(await lookups(['missing', 'missing'])).toEqual([]); // 2 of 4: not most
+    expect(await lookups(['missing', 'ambiguous', 'missing'])).toEqual([
+      {
+        type: 'target.broken',
+        timestamp: expect.any(String),
+        data: {
+          itemKind: 'flow',
+          itemId: flowId,
+          stepId,
+          targetSelector: '#save',
+          lastHour: { found: 2, healed: 0, ambiguous: 1, missing: 4 },
+          suggestedSelector: null,
+        },
+      },
+    ]);
+    // Still broken: nothing more. Another selector's lookups (not the step's) never count.
+    expect(await lookups(['missing'])).toHaveLength(1);
+    expect(await lookups(['missing', 'missing', 'missing'], '#old')).toHaveLength(1);
+  });
 });

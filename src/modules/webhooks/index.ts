@@ -22,4 +22,4 @@ export const webhooksModule: ModuleManifest = {
 // The surface other modules use.
 export type { WebhookEventType } from './engine/event-types.js';
 export { WEBHOOK_EVENT_TYPES } from './engine/event-types.js';
-export { emitWebhookEvents, type WebhookEvent } from './outbox.js';
+export { emitWebhookEvents, subscribedTenants, type WebhookEvent } from './outbox.js';

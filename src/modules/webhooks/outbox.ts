@@ -63,6 +63,20 @@ export function forgetSubscriptions(deps: Pick<AppDeps, 'state'>): void {
 }
 
 /**
+ * The tenants among `tenantIds` with an enabled endpoint subscribed to `type`, from the event
+ * effects' cached subscriptions: an effect asks before computing an event that costs a query.
+ */
+export async function subscribedTenants(
+  tx: Executor,
+  tenantIds: string[],
+  type: WebhookEventType,
+  effects: EffectContext,
+): Promise<Set<string>> {
+  const types = await effects.memo(SUBSCRIPTIONS).typesOf(tx, tenantIds, Date.now());
+  return new Set(tenantIds.filter((id) => types.get(id)?.has(type)));
+}
+
+/**
  * Writes the outbox rows of these events on `tx`; returns how many deliveries. With the event
  * effects' context, events of tenants with no endpoint subscribed to their type are dropped
  * from the cached subscriptions, without a query.

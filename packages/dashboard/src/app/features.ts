@@ -2,6 +2,7 @@ import { analytics } from '../features/analytics/routes';
 import { audiences } from '../features/audiences/routes';
 import { auth } from '../features/auth/routes';
 import { content } from '../features/content/routes';
+import { delivery } from '../features/delivery/routes';
 import { experiments } from '../features/experiments/routes';
 import { flows } from '../features/flows/routes';
 import { journeys } from '../features/journeys/routes';
@@ -18,6 +19,7 @@ export const FEATURES: readonly Feature[] = [
   audiences,
   journeys,
   experiments,
+  delivery,
   analytics,
   translations,
   webhooks,

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fingerprintIdentity } from '../../../engine/fingerprint.js';
 import {
   attentionOf,
+  becameBroken,
   bucketsOf,
   type Counts,
   chooseServed,
@@ -233,6 +234,36 @@ describe('isTargetBroken, attentionOf, healthStatusOf', () => {
         expect(isTargetBroken(counts)).toBe(total >= 3 && 2 * (a + m) > total);
         if (isTargetBroken(counts)) expect(isTargetBroken(c(f, h, a, m + 1))).toBe(true);
       }),
+    );
+  });
+});
+
+describe('becameBroken (when target.broken fires)', () => {
+  const c = (found: number, healed: number, ambiguous: number, missing: number): Counts => ({
+    found,
+    healed,
+    ambiguous,
+    missing,
+  });
+  it('fires on the chunk that turns the window broken, not on later ones that keep it broken', () => {
+    expect(becameBroken(c(0, 0, 0, 3), c(0, 0, 0, 3))).toBe(true); // 3 misses at once
+    expect(becameBroken(c(0, 0, 0, 3), c(0, 0, 0, 1))).toBe(true); // the third miss
+    expect(becameBroken(c(0, 0, 0, 4), c(0, 0, 0, 1))).toBe(false); // already broken before
+    expect(becameBroken(c(2, 0, 0, 3), c(2, 0, 0, 0))).toBe(false); // recovering
+    expect(becameBroken(c(2, 0, 0, 3), c(0, 0, 0, 3))).toBe(true); // 2 of 2 found, then 3 misses
+  });
+  it('property: true exactly when broken with the chunk and not without it', () => {
+    fc.assert(
+      fc.property(
+        fc.tuple(fc.nat(20), fc.nat(20), fc.nat(20), fc.nat(20)),
+        fc.tuple(fc.nat(20), fc.nat(20), fc.nat(20), fc.nat(20)),
+        (before, added) => {
+          const after = c(...(before.map((b, i) => b + added[i]!) as [number, number, number, number]));
+          expect(becameBroken(after, c(...added))).toBe(
+            isTargetBroken(after) && !isTargetBroken(c(...before)),
+          );
+        },
+      ),
     );
   });
 });

@@ -207,11 +207,26 @@ export const BROKEN_MIN_LOOKUPS = 3;
  * Whether a target is broken over a window's counts: at least `BROKEN_MIN_LOOKUPS` lookups and
  * most of them failed (missing or ambiguous: the step was not shown). Healed lookups showed the
  * step, so they count as working (they still suggest a selector). The webhook event
- * `target.broken` (once webhooks exist) should fire on `isTargetBroken(lastHour)` turning true.
+ * `target.broken` fires when the last hour's counts turn broken (`becameBroken`).
  */
 export function isTargetBroken(c: Counts): boolean {
   const total = totalOf(c);
   return total >= BROKEN_MIN_LOOKUPS && (c.missing + c.ambiguous) * 2 > total;
+}
+
+/**
+ * Whether `added` lookups (a chunk of events) turned a target broken: broken over `after`, the
+ * window's counts with them, and not over the counts without them. `target.broken` fires on it,
+ * once per turn (a target that stays broken sends nothing more until it recovers).
+ */
+export function becameBroken(after: Counts, added: Counts): boolean {
+  const before = {
+    found: after.found - added.found,
+    healed: after.healed - added.healed,
+    ambiguous: after.ambiguous - added.ambiguous,
+    missing: after.missing - added.missing,
+  };
+  return isTargetBroken(after) && !isTargetBroken(before);
 }
 
 /** Why a target needs attention: broken in the last hour, else broken over 7 days; null when it does not. */
