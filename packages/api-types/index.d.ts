@@ -3355,6 +3355,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/privacy/deletions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deletion requests, newest first
+         * @description Needs the ADMIN role or higher.
+         */
+        get: operations["getPrivacyDeletions"];
+        put?: never;
+        /**
+         * Request the deletion of an end user's data (by the SDK's userId); a job erases it
+         * @description Needs the ADMIN role or higher.
+         */
+        post: operations["postPrivacyDeletions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/privacy/deletions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a deletion request (its progress)
+         * @description Needs the ADMIN role or higher.
+         */
+        get: operations["getPrivacyDeletion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/privacy/exports/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export everything stored about an end user (by the SDK userId), as JSON
+         * @description Needs the ADMIN role or higher.
+         */
+        get: operations["getPrivacyExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ai-config": {
         parameters: {
             query?: never;
@@ -4136,6 +4200,67 @@ export interface components {
             /** @constant */
             contentType: "nps-surveys";
         };
+        PrivacyDeletion: {
+            /** Format: uuid */
+            id: string;
+            userId: string;
+            /** @enum {string} */
+            status: "pending" | "running" | "completed" | "failed";
+            /** @description Runs of the job so far */
+            attempts: number;
+            /** @description Once completed: rows removed (analytics_user_days: re-keyed anonymous), per table */
+            removed: {
+                [key: string]: number;
+            };
+            lastError: string | null;
+            completedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        PrivacyExport: {
+            userId: string;
+            /** Format: date-time */
+            exportedAt: string;
+            endUsers: {
+                [key: string]: unknown;
+            }[];
+            itemStates: {
+                [key: string]: unknown;
+            }[];
+            serves: {
+                [key: string]: unknown;
+            }[];
+            experimentAssignments: {
+                [key: string]: unknown;
+            }[];
+            journeyEnrollments: {
+                [key: string]: unknown;
+            }[];
+            surveyResponses: {
+                [key: string]: unknown;
+            }[];
+            npsResponses: {
+                [key: string]: unknown;
+            }[];
+            /** @description Days active per analytics scope (bit i: origin + i days) */
+            activityDays: {
+                [key: string]: unknown;
+            }[];
+            /** @description Outgoing webhook messages about the user */
+            webhookMessages: {
+                [key: string]: unknown;
+            }[];
+            /** @description Events in the log, as processing decodes them */
+            events: {
+                [key: string]: unknown;
+            }[];
+            /** @description Events set aside by processing */
+            deadLetters: {
+                [key: string]: unknown;
+            }[];
+        };
         /** @description An audience rule: a leaf { field, operator, value } or a group { logicalOperator: AND | OR | NOT, rules: [node, ...] }; at most 10 levels and 200 nodes. */
         RuleTree: {
             /** @enum {string} */
@@ -4675,6 +4800,8 @@ export type SchemaJourneyEnrollment = components['schemas']['JourneyEnrollment']
 export type SchemaJourneyListItem = components['schemas']['JourneyListItem'];
 export type SchemaJourneyNode = components['schemas']['JourneyNode'];
 export type SchemaNpsSurveyRecord = components['schemas']['NpsSurveyRecord'];
+export type SchemaPrivacyDeletion = components['schemas']['PrivacyDeletion'];
+export type SchemaPrivacyExport = components['schemas']['PrivacyExport'];
 export type SchemaRuleTree = components['schemas']['RuleTree'];
 export type SchemaRuleTreeInput = components['schemas']['RuleTreeInput'];
 export type SchemaSdkConfig = components['schemas']['SdkConfig'];
@@ -17070,6 +17197,137 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["JourneyAnalytics"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getPrivacyDeletions: {
+        parameters: {
+            query?: {
+                page?: string;
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PrivacyDeletion"][];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postPrivacyDeletions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The end user's userId, as the SDK sends it */
+                    userId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PrivacyDeletion"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getPrivacyDeletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PrivacyDeletion"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getPrivacyExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PrivacyExport"];
                     };
                 };
             };

@@ -16,6 +16,7 @@ import { flowsModule } from './flows/index.js';
 import { healthModule } from './health/index.js';
 import { journeysModule } from './journeys/index.js';
 import { pricingModule } from './pricing/index.js';
+import { privacyModule } from './privacy/index.js';
 import { sdkModule } from './sdk/index.js';
 import { targetingModule } from './targeting/index.js';
 import { tenantsModule } from './tenants/index.js';
@@ -49,6 +50,7 @@ export const allModules: readonly ModuleManifest[] = [
   targetingModule,
   experimentsModule,
   journeysModule,
+  privacyModule,
   aiModule,
   sdkModule,
   browserSdkModule,

@@ -11,6 +11,7 @@ export * from './flows.js';
 export * from './journeys.js';
 export * from './platform.js';
 export * from './pricing.js';
+export * from './privacy.js';
 export * from './sdk.js';
 export * from './targeting.js';
 export * from './translations.js';

@@ -20,6 +20,7 @@ export const eventsModule: ModuleManifest = {
 // The surface other modules use.
 export { EARLIEST_EVENT_DAY } from './decode.js';
 export type { EffectContext, EventEffect, MemoKey, ProcessedBatch } from './effect.js';
+export { type EventOwner, eraseEventsOf, exportEventsOf } from './erase.js';
 export { idIn } from './properties.js';
 export type { EventRecorder } from './recorder.js';
 export { serverEvent } from './recorder.js';

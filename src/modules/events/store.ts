@@ -242,3 +242,94 @@ export function insertProcessedEventIds(
 ): Promise<{ tenant_id: string; event_id: string }[]> {
   return runPrepared(tx, insertProcessedStatement, { tenantIds, eventIds });
 }
+
+// End-user erasure and export (modules/privacy, docs/privacy.md): the tenant's batches read by
+// keyset pages, a rewritten body stored in the column that held it, dead letters by their event.
+
+/** A stored batch's body, as read for erasure or export. */
+export interface StoredBatchBody {
+  id: string;
+  receivedAt: Date;
+  source: 'sdk' | 'server';
+  events: string | null;
+  eventsBr: Buffer | null;
+}
+
+/**
+ * The tenant's batches after `afterId` (id order, `limit` of them) whose body may name one of
+ * `needles`: a text body must contain one (null: any); a compressed body is always read (its text is unknown).
+ */
+export function findBatchBodiesNaming(
+  exec: Executor,
+  tenantId: string,
+  needles: readonly string[] | null,
+  afterId: string | null,
+  limit: number,
+): Promise<StoredBatchBody[]> {
+  const naming =
+    needles === null
+      ? sql`true`
+      : sql.join(
+          needles.map((n) => sql`strpos(${b.events}, ${n}) > 0`),
+          sql` or `,
+        );
+  return exec
+    .select({ id: b.id, receivedAt: b.receivedAt, source: b.source, events: b.events, eventsBr: b.eventsBr })
+    .from(b)
+    .where(
+      sql`${b.tenantId} = ${tenantId} and (${b.eventsBr} is not null or ${naming})
+        ${afterId ? sql`and ${b.id} > ${afterId}` : sql``}`,
+    )
+    .orderBy(b.id)
+    .limit(limit);
+}
+
+/** Replaces a batch's body (in the column that held it) and its event count. */
+export async function rewriteBatchBody(
+  tx: Executor,
+  id: string,
+  body: { events: string | null; eventsBr: Buffer | null },
+  eventCount: number,
+): Promise<void> {
+  await tx
+    .update(b)
+    .set({ events: body.events, eventsBr: body.eventsBr, eventCount })
+    .where(sql`${b.id} = ${id}`);
+}
+
+/** Deletes batches left with no event. */
+export async function deleteBatches(tx: Executor, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.delete(b).where(sql`${b.id} = any(${sql.param([...ids])}::uuid[])`);
+}
+
+/** The dead letters of events by `userId`, or by one of `anonymousIds` with no userId. */
+const deadLettersOf = (tenantId: string, userId: string, anonymousIds: readonly string[]) =>
+  sql`${dl.tenantId} = ${tenantId} and (${dl.event}->>'userId' = ${userId}
+    or (${dl.event}->>'userId' is null and ${dl.event}->>'anonymousId' = any(${sql.param([...anonymousIds])}::text[])))`;
+
+export function findDeadLettersOf(
+  exec: Executor,
+  tenantId: string,
+  userId: string,
+  anonymousIds: readonly string[],
+) {
+  return exec
+    .select({ id: dl.id, event: dl.event, reason: dl.reason, createdAt: dl.createdAt })
+    .from(dl)
+    .where(deadLettersOf(tenantId, userId, anonymousIds))
+    .orderBy(dl.createdAt, dl.id);
+}
+
+export async function deleteDeadLettersOf(
+  tx: Executor,
+  tenantId: string,
+  userId: string,
+  anonymousIds: readonly string[],
+): Promise<number> {
+  const rows = await tx
+    .delete(dl)
+    .where(deadLettersOf(tenantId, userId, anonymousIds))
+    .returning({ id: dl.id });
+  return rows.length;
+}

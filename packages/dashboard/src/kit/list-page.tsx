@@ -44,11 +44,14 @@ export function usePagedQuery<T>(
   key: readonly unknown[],
   page: number,
   fetchPage: (paging: Paging) => Promise<T>,
+  /** `refetchInterval`: poll (a list of jobs in progress); `enabled: false`: do not fetch. */
+  options: { refetchInterval?: number; enabled?: boolean } = {},
 ) {
   return useQuery({
     queryKey: [...key, { page }],
     queryFn: () => fetchPage({ page: String(page), limit: String(PAGE_SIZE) }),
     placeholderData: keepPreviousData,
+    ...options,
   });
 }
 

@@ -1,7 +1,7 @@
 /**
  * The event types a webhook may subscribe to (docs/webhooks.md lists their payloads).
- * `end_user.deleted` and `target.broken` are declared now and emitted once end-user deletion
- * and target health exist. `webhook.test` is only sent by "send test event", never subscribed.
+ * `end_user.deleted` is emitted by modules/privacy, `target.broken` by targeting's lookups effect.
+ * `webhook.test` is only sent by "send test event", never subscribed.
  */
 export const WEBHOOK_EVENT_TYPES = [
   'flow.published',

@@ -4,6 +4,7 @@ import { AiProvider } from './ai-provider';
 import { ApiKeys } from './api-keys';
 import { AuditLog } from './audit-log';
 import { Plan } from './plan';
+import { PrivacyRequests } from './privacy-requests';
 import { Team } from './team';
 
 const TABS = [
@@ -12,10 +13,11 @@ const TABS = [
   { value: 'audit-log', label: 'Audit log', Section: AuditLog },
   { value: 'plan', label: 'Plan & usage', Section: Plan },
   { value: 'ai', label: 'AI provider', Section: AiProvider },
+  { value: 'privacy', label: 'Privacy requests', Section: PrivacyRequests },
 ] as const;
 type Tab = (typeof TABS)[number]['value'];
 
-/** Settings: team and invites, API keys (shown once, with the snippet), audit log, plan and usage, AI provider. */
+/** Settings: team and invites, API keys (shown once, with the snippet), audit log, plan and usage, AI provider, privacy requests. */
 export default function SettingsPage() {
   const { tab = 'team' } = useParams();
   const navigate = useNavigate();
