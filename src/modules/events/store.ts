@@ -2,7 +2,14 @@ import { and, asc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { eventBatches, eventDeadLetters, processedEventIds } from '../../db/schema/index.js';
-import { bare, columnList, fixedStatement, runPrepared, runStatement } from '../../db/statements.js';
+import {
+  bare,
+  columnList,
+  fixedStatement,
+  microsIso,
+  runPrepared,
+  runStatement,
+} from '../../db/statements.js';
 
 /**
  * The events module's queries: the log of accepted batches (`event_batches`), the client event
@@ -280,7 +287,7 @@ export function findBatchesForExport(
   }
   return exec
     .select({
-      receivedAt: sql<string>`to_char(${b.receivedAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+      receivedAt: microsIso(b.receivedAt),
       id: b.id,
       source: b.source,
       events: b.events,
