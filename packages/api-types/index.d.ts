@@ -895,6 +895,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export events as NDJSON or CSV (streamed, resumable with a cursor; gzip when accepted)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getEventsExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/end-users/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export end users as NDJSON or CSV (streamed, resumable with a cursor; gzip when accepted)
+         * @description Needs the ADMIN role or higher.
+         */
+        get: operations["getEndUsersExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/delivery-policy": {
         parameters: {
             query?: never;
@@ -1395,6 +1435,26 @@ export interface paths {
          * @description Needs the EDITOR role or higher.
          */
         patch: operations["patchFlowStep"];
+        trace?: never;
+    };
+    "/api/content/surveys/responses/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export survey responses as NDJSON or CSV (streamed, resumable with a cursor; gzip when accepted)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getContentSurveysResponsesExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/content/tooltips": {
@@ -7479,6 +7539,76 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    getEventsExport: {
+        parameters: {
+            query?: {
+                /** @description ndjson (default; one object a line) or csv */
+                format?: "ndjson" | "csv";
+                /** @description first instant (or UTC day) included; default: the beginning */
+                from?: string;
+                /** @description last instant (or UTC day, whole) included; default: the time of the request */
+                to?: string;
+                /** @description resume after the row that carried this cursor (send the same filters) */
+                cursor?: string;
+                /** @description only these event types (comma-separated); default: all */
+                types?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description NDJSON (one event a line) or CSV with a header row; every row has its cursor */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getEndUsersExport: {
+        parameters: {
+            query?: {
+                /** @description ndjson (default; one object a line) or csv */
+                format?: "ndjson" | "csv";
+                /** @description first instant (or UTC day) included; default: the beginning */
+                from?: string;
+                /** @description last instant (or UTC day, whole) included; default: the time of the request */
+                to?: string;
+                /** @description resume after the row that carried this cursor (send the same filters) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description NDJSON (one end user a line) or CSV with a header row; every row has its cursor */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     getDeliveryPolicy: {
         parameters: {
             query?: never;
@@ -8949,6 +9079,42 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getContentSurveysResponsesExport: {
+        parameters: {
+            query?: {
+                /** @description ndjson (default; one object a line) or csv */
+                format?: "ndjson" | "csv";
+                /** @description first instant (or UTC day) included; default: the beginning */
+                from?: string;
+                /** @description last instant (or UTC day, whole) included; default: the time of the request */
+                to?: string;
+                /** @description resume after the row that carried this cursor (send the same filters) */
+                cursor?: string;
+                /** @description only this survey's responses; default: every survey's */
+                surveyId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description NDJSON (one response a line) or CSV with a header row; every row has its cursor */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };

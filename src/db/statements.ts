@@ -46,3 +46,10 @@ export const bare = (column: Column): SQL => sql`${sql.identifier(column.name)}`
 
 /** `(a, b, …)`: the bare names of `columns`, for an INSERT's column list. */
 export const columnList = (columns: readonly Column[]): SQL => sql`(${sql.join(columns.map(bare), sql`, `)})`;
+
+/**
+ * A timestamptz column as UTC text to the microsecond (`2026-12-07T18:00:00.123456Z`): the exact
+ * value, where a JavaScript Date would drop the microseconds (keyset cursors compare against it).
+ */
+export const microsIso = (column: Column): SQL<string> =>
+  sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;

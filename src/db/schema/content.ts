@@ -140,6 +140,8 @@ export const surveyResponses = pgTable(
       t.submittedAt.desc().nullsFirst(),
       t.id.desc().nullsFirst(),
     ),
+    // Exports read responses in stored order (migration 0094).
+    index('survey_responses_tenant_created_idx').on(t.tenantId, t.createdAt, t.id),
   ],
 );
 

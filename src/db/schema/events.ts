@@ -40,6 +40,8 @@ export const endUsers = pgTable(
       .on(t.tenantId, t.anonymousId)
       .where(sql`anonymous_id is not null and external_id is null`),
     index('end_users_tenant_last_seen_idx').on(t.tenantId, t.lastSeenAt),
+    // Exports read end users in stored order (migration 0094).
+    index('end_users_tenant_created_idx').on(t.tenantId, t.createdAt, t.id),
     index('end_users_tenant_anonymous_any_idx')
       .on(t.tenantId, t.anonymousId)
       .where(sql`anonymous_id is not null`),

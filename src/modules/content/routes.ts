@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { contentTypeRoutes } from './content-routes.js';
+import { surveyResponseExportRoutes } from './export-routes.js';
 import { npsSurveyRoutes } from './nps-routes.js';
 
 /**
@@ -7,6 +8,7 @@ import { npsSurveyRoutes } from './nps-routes.js';
  * /api/nps-surveys.
  */
 export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
+  await app.register(surveyResponseExportRoutes);
   await app.register(contentTypeRoutes);
   await app.register(npsSurveyRoutes);
 };

@@ -1,5 +1,6 @@
 import type { ModuleManifest } from '../../deps.js';
 import { endUserActivityEffect } from './activity-effect.js';
+import { endUserExportRoutes } from './export.js';
 import { moveItemStates } from './item-states.js';
 
 /**
@@ -9,6 +10,8 @@ import { moveItemStates } from './item-states.js';
  */
 export const endUsersModule: ModuleManifest = {
   name: 'end-users',
+  routes: endUserExportRoutes,
+  tags: [{ name: 'end-users', description: "The tenant's end users (their export)" }],
   effects: [endUserActivityEffect],
   endUserMergers: [moveItemStates],
 };

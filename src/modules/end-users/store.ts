@@ -1,10 +1,10 @@
-import { and, eq, isNull, notExists, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, isNull, lt, notExists, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/client.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { columnsOf, SEP, sortedByKey } from '../../db/raw.js';
 import { endUserItemStates, endUsers } from '../../db/schema/index.js';
-import { columnList, fixedStatement, runStatement } from '../../db/statements.js';
+import { columnList, fixedStatement, microsIso, runStatement } from '../../db/statements.js';
 import { newId } from '../../platform/ids.js';
 
 /** The queries of the end-users module: its tables `end_users` and `end_user_item_states`. */
@@ -333,4 +333,46 @@ export async function recordItemStates(exec: Executor, rows: readonly ItemStateE
     RECORD_ITEM_STATES,
     columnsOf(ordered, ['tenantId', 'ext', 'anon', 'itemId', 'completed', 'dismissed']),
   );
+}
+
+/** An end user as the export reads it: `at` is `createdAt` as UTC text to the microsecond (the keyset). */
+export interface ExportedEndUser {
+  at: string;
+  id: string;
+  externalId: string | null;
+  anonymousId: string | null;
+  traits: Record<string, unknown>;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+}
+
+/**
+ * A page of the tenant's end users created in [from, until), in stored order (created, id),
+ * after `after`: one range of `end_users_tenant_created_idx` (migration 0094) per page.
+ */
+export function findEndUsersForExport(
+  exec: Executor,
+  tenantId: string,
+  range: { from: Date | null; until: Date },
+  after: { at: string; id: string } | null,
+  limit: number,
+): Promise<ExportedEndUser[]> {
+  const e = endUsers;
+  const where: SQL[] = [eq(e.tenantId, tenantId), lt(e.createdAt, range.until)];
+  if (range.from) where.push(gte(e.createdAt, range.from));
+  if (after) where.push(sql`(${e.createdAt}, ${e.id}) > (${after.at}::timestamptz, ${after.id}::uuid)`);
+  return exec
+    .select({
+      at: microsIso(e.createdAt),
+      id: e.id,
+      externalId: e.externalId,
+      anonymousId: e.anonymousId,
+      traits: e.traits,
+      firstSeenAt: e.firstSeenAt,
+      lastSeenAt: e.lastSeenAt,
+    })
+    .from(e)
+    .where(and(...where))
+    .orderBy(asc(e.createdAt), asc(e.id))
+    .limit(limit);
 }

@@ -8,6 +8,7 @@ import { newId } from '../../platform/ids.js';
 import { eventsBodyValidator } from './body-check.js';
 import { toPendingBatch } from './decode.js';
 import { checkEffectOrder } from './effect.js';
+import { eventExportRoutes } from './export.js';
 import { EVENT_PROCESSOR } from './processor.js';
 import { createEventRecorder, type EventRecorder } from './recorder.js';
 import { eventsAccepted, eventsBody } from './schema.js';
@@ -97,6 +98,7 @@ export const eventsPlugin = fp(
     const writer = createAppEventWriter(app);
     app.decorate('eventLog', { writer, recorder: createEventRecorder(writer) });
     await app.register(eventRoutes);
+    await app.register(eventExportRoutes);
   },
   { name: 'events' },
 );

@@ -1,8 +1,15 @@
-import { sql } from 'drizzle-orm';
+import { and, asc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { eventBatches, eventDeadLetters, processedEventIds } from '../../db/schema/index.js';
-import { bare, columnList, fixedStatement, runPrepared, runStatement } from '../../db/statements.js';
+import {
+  bare,
+  columnList,
+  fixedStatement,
+  microsIso,
+  runPrepared,
+  runStatement,
+} from '../../db/statements.js';
 
 /**
  * The events module's queries: the log of accepted batches (`event_batches`), the client event
@@ -332,4 +339,53 @@ export async function deleteDeadLettersOf(
     .where(deadLettersOf(tenantId, userId, anonymousIds))
     .returning({ id: dl.id });
   return rows.length;
+}
+
+/** A stored batch as the export reads it: `receivedAt` as UTC text to the microsecond (the keyset's exact value). */
+export interface ExportedBatch {
+  receivedAt: string;
+  id: string;
+  source: 'sdk' | 'server';
+  events: string | null;
+  eventsBr: Uint8Array | null;
+}
+
+/** Where an export page starts: after (or, `inclusive`, at) the batch received at `at` with id `id`. */
+export interface BatchPosition {
+  at: string;
+  id: string;
+  inclusive: boolean;
+}
+
+/**
+ * A page of the tenant's batches received in [from, until), in the log's order (received time,
+ * then id), from `after` on: keyset pagination over `event_batches_tenant_received_idx`, so every
+ * page costs the same however deep the export is (docs/export.md).
+ */
+export function findBatchesForExport(
+  exec: Executor,
+  tenantId: string,
+  range: { from: Date | null; until: Date },
+  after: BatchPosition | null,
+  limit: number,
+): Promise<ExportedBatch[]> {
+  const where: SQL[] = [eq(b.tenantId, tenantId), lt(b.receivedAt, range.until)];
+  if (range.from) where.push(gte(b.receivedAt, range.from));
+  if (after) {
+    const key = sql`(${b.receivedAt}, ${b.id})`;
+    const at = sql`(${after.at}::timestamptz, ${after.id}::uuid)`;
+    where.push(after.inclusive ? sql`${key} >= ${at}` : sql`${key} > ${at}`);
+  }
+  return exec
+    .select({
+      receivedAt: microsIso(b.receivedAt),
+      id: b.id,
+      source: b.source,
+      events: b.events,
+      eventsBr: b.eventsBr,
+    })
+    .from(b)
+    .where(and(...where))
+    .orderBy(asc(b.receivedAt), asc(b.id))
+    .limit(limit);
 }

@@ -1,8 +1,8 @@
-import { and, count, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client.js';
 import { columnsOf } from '../../../db/raw.js';
 import { npsResponses, surveyResponses } from '../../../db/schema/index.js';
-import { columnList, fixedStatement, runStatement } from '../../../db/statements.js';
+import { columnList, fixedStatement, microsIso, runStatement } from '../../../db/statements.js';
 import { newId } from '../../../platform/ids.js';
 import { listPage, type PageRequest } from '../../../platform/pagination.js';
 
@@ -153,4 +153,46 @@ export async function moveResponsesOfEndUser(
     .update(npsResponses)
     .set({ endUserId: toId })
     .where(and(eq(npsResponses.tenantId, tenantId), eq(npsResponses.endUserId, fromId)));
+}
+
+/** A survey response as the export reads it: `at` is `createdAt` as UTC text to the microsecond (the keyset). */
+export interface ExportedSurveyResponse {
+  at: string;
+  id: string;
+  surveyId: string;
+  endUserId: string | null;
+  response: Record<string, unknown>;
+  submittedAt: Date;
+}
+
+/**
+ * A page of the tenant's survey responses (of one survey, with `surveyId`) stored in
+ * [from, until), in stored order (created, id), after `after`: one range of
+ * `survey_responses_tenant_created_idx` (migration 0094) per page.
+ */
+export function findSurveyResponsesForExport(
+  exec: Executor,
+  tenantId: string,
+  filter: { surveyId?: string | undefined; from: Date | null; until: Date },
+  after: { at: string; id: string } | null,
+  limit: number,
+): Promise<ExportedSurveyResponse[]> {
+  const r = surveyResponses;
+  const where: SQL[] = [eq(r.tenantId, tenantId), lt(r.createdAt, filter.until)];
+  if (filter.from) where.push(gte(r.createdAt, filter.from));
+  if (filter.surveyId) where.push(eq(r.surveyId, filter.surveyId));
+  if (after) where.push(sql`(${r.createdAt}, ${r.id}) > (${after.at}::timestamptz, ${after.id}::uuid)`);
+  return exec
+    .select({
+      at: microsIso(r.createdAt),
+      id: r.id,
+      surveyId: r.surveyId,
+      endUserId: r.endUserId,
+      response: r.response,
+      submittedAt: r.submittedAt,
+    })
+    .from(r)
+    .where(and(...where))
+    .orderBy(asc(r.createdAt), asc(r.id))
+    .limit(limit);
 }
