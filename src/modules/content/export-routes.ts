@@ -2,14 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
-import {
-  cursorKey,
-  exportQuery,
-  exportRange,
-  keysetPages,
-  sendExport,
-  timeIdPosition,
-} from '../../platform/http/export-stream.js';
+import { cursorKey, exportQuery, exportRange, sendKeysetExport } from '../../platform/http/export-stream.js';
 import { errors, uuid } from '../../platform/http/schemas.js';
 import { contentTag } from './content-routes.js';
 import { CONTENT_DEFS } from './definitions.js';
@@ -58,31 +51,23 @@ export const surveyResponseExportRoutes: FastifyPluginAsyncZod = async (app) => 
     async (request, reply) => {
       const ctx = ctxOf(request);
       const q = request.query;
-      const range = exportRange(q, ctx.now);
-      const start = q.cursor === undefined ? null : timeIdPosition(key, CURSOR_KIND, q.cursor);
-      return sendExport(request, reply, {
+      const range = { ...exportRange(q, ctx.now), surveyId: q.surveyId };
+      return sendKeysetExport(request, reply, {
         format: q.format,
         name: 'survey-responses-export',
         columns: SURVEY_RESPONSE_EXPORT_COLUMNS,
-        pages: keysetPages(
-          (after, limit) =>
-            findSurveyResponsesForExport(
-              ctx.db,
-              ctx.tenantId,
-              { ...range, surveyId: q.surveyId },
-              after,
-              limit,
-            ),
-          (r) => ({
-            id: r.id,
-            surveyId: r.surveyId,
-            endUserId: r.endUserId,
-            response: r.response,
-            submittedAt: r.submittedAt.toISOString(),
-            createdAt: new Date(r.at).toISOString(),
-          }),
-          { key, kind: CURSOR_KIND, start },
-        ),
+        key,
+        kind: CURSOR_KIND,
+        cursor: q.cursor,
+        read: (after, limit) => findSurveyResponsesForExport(ctx.db, ctx.tenantId, range, after, limit),
+        toValues: (r) => ({
+          id: r.id,
+          surveyId: r.surveyId,
+          endUserId: r.endUserId,
+          response: r.response,
+          submittedAt: r.submittedAt.toISOString(),
+          createdAt: new Date(r.at).toISOString(),
+        }),
       });
     },
   );

@@ -2,14 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
-import {
-  cursorKey,
-  exportQuery,
-  exportRange,
-  keysetPages,
-  sendExport,
-  timeIdPosition,
-} from '../../platform/http/export-stream.js';
+import { cursorKey, exportQuery, exportRange, sendKeysetExport } from '../../platform/http/export-stream.js';
 import { errors } from '../../platform/http/schemas.js';
 import { findEndUsersForExport } from './store.js';
 
@@ -53,24 +46,23 @@ export const endUserExportRoutes: FastifyPluginAsyncZod = async (app) => {
       const ctx = ctxOf(request);
       const q = request.query;
       const range = exportRange(q, ctx.now);
-      const start = q.cursor === undefined ? null : timeIdPosition(key, CURSOR_KIND, q.cursor);
-      return sendExport(request, reply, {
+      return sendKeysetExport(request, reply, {
         format: q.format,
         name: 'end-users-export',
         columns: END_USER_EXPORT_COLUMNS,
-        pages: keysetPages(
-          (after, limit) => findEndUsersForExport(ctx.db, ctx.tenantId, range, after, limit),
-          (u) => ({
-            id: u.id,
-            userId: u.externalId,
-            anonymousId: u.anonymousId,
-            traits: u.traits,
-            firstSeenAt: u.firstSeenAt.toISOString(),
-            lastSeenAt: u.lastSeenAt.toISOString(),
-            createdAt: new Date(u.at).toISOString(),
-          }),
-          { key, kind: CURSOR_KIND, start },
-        ),
+        key,
+        kind: CURSOR_KIND,
+        cursor: q.cursor,
+        read: (after, limit) => findEndUsersForExport(ctx.db, ctx.tenantId, range, after, limit),
+        toValues: (u) => ({
+          id: u.id,
+          userId: u.externalId,
+          anonymousId: u.anonymousId,
+          traits: u.traits,
+          firstSeenAt: u.firstSeenAt.toISOString(),
+          lastSeenAt: u.lastSeenAt.toISOString(),
+          createdAt: new Date(u.at).toISOString(),
+        }),
       });
     },
   );

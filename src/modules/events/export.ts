@@ -11,9 +11,11 @@ import {
   encodeCursor,
   exportQuery,
   exportRange,
+  isCursorTime,
   sendExport,
 } from '../../platform/http/export-stream.js';
 import { errors } from '../../platform/http/schemas.js';
+import { isUuid } from '../../platform/ids.js';
 import { decodeBatchEvents } from './decode.js';
 import { DERIVED_ID_POSITIONS, MAX_EVENTS_PER_REQUEST } from './schema.js';
 import { type BatchPosition, findBatchesForExport } from './store.js';
@@ -73,14 +75,11 @@ interface EventPosition {
   position: number;
 }
 
-const MICROS_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 function positionOf(key: string, cursor: string): EventPosition {
   const [at, id, position] = decodeCursor(key, CURSOR_KIND, cursor, 3);
   const n = Number(position);
   // Signed by this service, so well formed; checked all the same before it reaches SQL.
-  if (!MICROS_ISO.test(at!) || !UUID.test(id!) || !Number.isInteger(n) || n < 0 || n >= DERIVED_ID_POSITIONS)
+  if (!isCursorTime(at) || !isUuid(id) || !Number.isInteger(n) || n < 0 || n >= DERIVED_ID_POSITIONS)
     throw validationError([{ path: 'query.cursor', message: 'is not a cursor of this export' }]);
   return { at: at!, id: id!, position: n };
 }

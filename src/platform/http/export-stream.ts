@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { safeEqual } from '../crypto.js';
 import { validationError } from '../errors.js';
+import { isUuid } from '../ids.js';
 import { dateBound } from './schemas.js';
 
 /**
@@ -87,13 +88,14 @@ export interface TimeIdPosition {
 }
 
 const MICROS_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A stored time as cursors carry it: UTC text to the microsecond. */
+export const isCursorTime = (value: string | undefined): value is string => MICROS_ISO.test(value ?? '');
 
 /** The (time, id) position of a cursor of the export `kind`: a 400 naming `cursor` unless it is one. */
-export function timeIdPosition(key: string, kind: string, cursor: string): TimeIdPosition {
+function timeIdPosition(key: string, kind: string, cursor: string): TimeIdPosition {
   const [at, id] = decodeCursor(key, kind, cursor, 2);
   // Signed by this service, so well formed; checked all the same before it reaches SQL.
-  if (!MICROS_ISO.test(at!) || !UUID.test(id!))
+  if (!isCursorTime(at) || !isUuid(id))
     throw validationError([{ path: 'query.cursor', message: 'is not a cursor of this export' }]);
   return { at: at!, id: id! };
 }
@@ -103,7 +105,7 @@ export function timeIdPosition(key: string, kind: string, cursor: string): TimeI
  * the position (all from the start when null), in order; each row becomes an exported one
  * whose cursor is its own position.
  */
-export async function* keysetPages<R extends TimeIdPosition>(
+async function* keysetPages<R extends TimeIdPosition>(
   read: (after: TimeIdPosition | null, limit: number) => Promise<R[]>,
   toValues: (row: R) => Record<string, unknown>,
   cursor: { key: string; kind: string; start: TimeIdPosition | null },
@@ -145,6 +147,30 @@ export function acceptsGzip(header: string | string[] | undefined): boolean {
     if (name?.trim().toLowerCase() !== 'gzip' && name?.trim() !== '*') return false;
     const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
     return !q || Number(q.slice(2)) > 0;
+  });
+}
+
+/**
+ * Sends the export of rows read in (time, id) order from the position of `cursor` (from the
+ * start without one): `read` is the store's keyset query, `toValues` a row's exported values.
+ */
+export function sendKeysetExport<R extends TimeIdPosition>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  exp: Omit<ExportStream, 'pages'> & {
+    key: string;
+    kind: string;
+    cursor: string | undefined;
+    read: (after: TimeIdPosition | null, limit: number) => Promise<R[]>;
+    toValues: (row: R) => Record<string, unknown>;
+  },
+): FastifyReply {
+  const start = exp.cursor === undefined ? null : timeIdPosition(exp.key, exp.kind, exp.cursor);
+  return sendExport(request, reply, {
+    format: exp.format,
+    name: exp.name,
+    columns: exp.columns,
+    pages: keysetPages(exp.read, exp.toValues, { key: exp.key, kind: exp.kind, start }),
   });
 }
 
