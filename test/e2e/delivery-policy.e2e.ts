@@ -1,8 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DemoServer } from '../../examples/demo/server.js';
 import {
+  dashboardShot,
   eventually,
   flush,
   hostPage,
@@ -25,7 +25,6 @@ import {
  * page shows the other one. Screenshots docs/dashboard/delivery-policy.png and delivery-preview.png.
  */
 
-const SHOTS = new URL('../../docs/dashboard/', import.meta.url);
 const COOLDOWN_SECONDS = 25;
 let stack: Stack;
 let browser: Browser;
@@ -36,7 +35,6 @@ const pages: Record<string, string> = {};
 beforeAll(async () => {
   [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
   host = await serveHost(stack, pages);
-  mkdirSync(SHOTS, { recursive: true });
   dashboard = await browser.newContext({ viewport: { width: 1360, height: 860 }, reducedMotion: 'reduce' });
   await dashboard.addCookies([
     { name: 'session_token', value: stack.store.ownerToken, url: stack.service.url },
@@ -48,9 +46,6 @@ afterAll(async () => {
   await host?.close();
   await stack?.close();
 });
-
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: false });
 
 /** The Preview table's rows as `name → [decision, reason]`. */
 async function preview(page: Page, userId: string, url: string): Promise<Record<string, [string, string]>> {
@@ -137,7 +132,7 @@ describe('the delivery policy in the dashboard and the browser', () => {
     await app.reload();
     await list.locator('.priority-name').first().waitFor();
     await expect.poll(names).toEqual(['Holiday sale', 'Alpha tour', 'Beta tour']);
-    await shot(app, 'delivery-policy');
+    await dashboardShot(app, 'delivery-policy');
 
     // the user: only the higher priority shows
     const visitor = await browser.newContext({ viewport: { width: 1200, height: 800 } });
@@ -166,7 +161,7 @@ describe('the delivery policy in the dashboard and the browser', () => {
       return rows['Alpha tour']?.[1] === 'ALREADY_COMPLETED' ? rows : undefined;
     });
     expect(completed['Beta tour']).toEqual(['suppressed', 'COOLDOWN']);
-    await shot(app, 'delivery-preview');
+    await dashboardShot(app, 'delivery-preview');
     await user.reload();
     await user.evaluate(() => (window as unknown as { ready: Promise<void> }).ready);
     await user.waitForTimeout(500);

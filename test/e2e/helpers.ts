@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { type Browser, chromium, type Page, type Request } from 'playwright-core';
 import { type ApiRecord, type DashboardCall, dashboardClient } from '../../examples/demo/seed.js';
 import { type DemoServer, startDemoServer } from '../../examples/demo/server.js';
@@ -185,3 +185,22 @@ export const onPath = (path: string) => ({
   type: 'URL_MATCH',
   config: { matchType: 'contains', pattern: path },
 });
+
+/** docs/dashboard/: where the dashboard's browser tests write their screenshots (docs/dashboard.md shows them). */
+const DASHBOARD_SHOTS = new URL('../../docs/dashboard/', import.meta.url);
+
+/** Saves the viewport of `page` as docs/dashboard/<name>.png. */
+export async function dashboardShot(page: Page, name: string): Promise<void> {
+  mkdirSync(DASHBOARD_SHOTS, { recursive: true });
+  await page.screenshot({ path: new URL(`${name}.png`, DASHBOARD_SHOTS).pathname, fullPage: false });
+}
+
+/** Signs a new tenant's owner up through the dashboard's form; resolves on the Flows page. */
+export async function signUpOwner(page: Page, stack: Stack, company: string): Promise<void> {
+  await page.goto(`${stack.service.url}/signup`);
+  await page.getByLabel('Company').fill(`${company} ${Date.now()}`);
+  await page.getByLabel('Email').fill(`owner-${Date.now()}@acme.test`);
+  await page.getByLabel('Password').fill('correct-horse-battery');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'Flows', exact: true }).waitFor();
+}

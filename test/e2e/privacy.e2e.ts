@@ -1,7 +1,7 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type Stack, startStack, watch } from './helpers.js';
+import { dashboardShot, launchBrowser, type Stack, signUpOwner, startStack, watch } from './helpers.js';
 
 /**
  * Settings › Privacy requests in a real browser against the real service: a new owner's app
@@ -10,14 +10,12 @@ import { launchBrowser, type Stack, startStack, watch } from './helpers.js';
  * complete with what was removed. Screenshot in docs/dashboard/privacy.png.
  */
 
-const SHOTS = new URL('../../docs/dashboard/', import.meta.url);
 let stack: Stack;
 let browser: Browser;
 let context: BrowserContext;
 
 beforeAll(async () => {
   [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
-  mkdirSync(SHOTS, { recursive: true });
   context = await browser.newContext({
     viewport: { width: 1360, height: 860 },
     reducedMotion: 'reduce',
@@ -30,19 +28,11 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: false });
-
 describe('the privacy requests page', () => {
   it("downloads an end user's export, requests its deletion and sees it complete", async () => {
     const page = await context.newPage();
     const errors = watch(page).errors;
-    await page.goto(`${stack.service.url}/signup`);
-    await page.getByLabel('Company').fill(`Privacy ${Date.now()}`);
-    await page.getByLabel('Email').fill(`owner-${Date.now()}@acme.test`);
-    await page.getByLabel('Password').fill('correct-horse-battery');
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.getByRole('heading', { name: 'Flows', exact: true }).waitFor();
+    await signUpOwner(page, stack, 'Privacy');
 
     // The customer's app: an API key (made with the page's session) and events of two users.
     const key = await page.evaluate(async () => {
@@ -99,7 +89,7 @@ describe('the privacy requests page', () => {
     await page.getByRole('button', { name: 'Download export (JSON)' }).click();
     await page.getByText('End user not found').waitFor();
     await page.getByLabel("End user's userId").fill('');
-    await shot(page, 'privacy');
+    await dashboardShot(page, 'privacy');
     expect(errors.filter((e) => !e.includes('404'))).toEqual([]);
   }, 120_000);
 });

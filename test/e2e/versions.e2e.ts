@@ -1,8 +1,8 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type Stack, startStack, watch } from './helpers.js';
+import { dashboardShot, launchBrowser, type Stack, signUpOwner, startStack, watch } from './helpers.js';
 
 /**
  * Versions in the dashboard (issue 39), in a real browser against the real service: an owner
@@ -12,7 +12,6 @@ import { launchBrowser, type Stack, startStack, watch } from './helpers.js';
  * Publishing to staging and promote belong to environments, which do not exist yet.
  */
 
-const SHOTS = new URL('../../docs/dashboard/', import.meta.url);
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 let stack: Stack;
 let browser: Browser;
@@ -20,7 +19,6 @@ let context: BrowserContext;
 
 beforeAll(async () => {
   [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
-  mkdirSync(SHOTS, { recursive: true });
   context = await browser.newContext({ viewport: { width: 1360, height: 860 }, reducedMotion: 'reduce' });
 });
 afterAll(async () => {
@@ -28,9 +26,6 @@ afterAll(async () => {
   await browser?.close();
   await stack?.close();
 });
-
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: false });
 
 /** axe-core's serious and critical violations on the page as it is (as dashboard.e2e.ts checks every page). */
 async function violations(page: Page) {
@@ -72,12 +67,7 @@ describe('versions in the dashboard', () => {
   it('publishes, shows unpublished changes, publishes v2, compares, rolls back to v1 and the SDK serves v1', async () => {
     const page = await context.newPage();
     const errors = watch(page).errors;
-    await page.goto(`${stack.service.url}/signup`);
-    await page.getByLabel('Company').fill(`Versions ${Date.now()}`);
-    await page.getByLabel('Email').fill(`owner-${Date.now()}@acme.test`);
-    await page.getByLabel('Password').fill('correct-horse-battery');
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.getByRole('heading', { name: 'Flows', exact: true }).waitFor();
+    await signUpOwner(page, stack, 'Versions');
     const me = (await fetchJson(page, 'GET', '/api/auth/me')).body.data;
     const created = await fetchJson(page, 'POST', '/api/flows', {
       name: 'Welcome tour',
@@ -137,7 +127,7 @@ describe('versions in the dashboard', () => {
     expect(await rows.nth(1).innerText()).toMatch(/v2\s+live[\s\S]*New welcome copy[\s\S]*You/i);
     expect(await rows.nth(2).innerText()).toMatch(/v1[\s\S]*First release/);
     await page.waitForTimeout(300);
-    await shot(page, 'versions-history');
+    await dashboardShot(page, 'versions-history');
     await history.getByLabel('From').selectOption('1');
     await history.getByLabel('To').selectOption('2');
     await history.getByRole('button', { name: 'Compare' }).click();
@@ -149,7 +139,7 @@ describe('versions in the dashboard', () => {
     expect(await steps.innerText()).toMatch(/content\.title\s+Welcome aboard\s+Welcome to Acme/);
     await history.getByRole('heading', { name: 'Changes from v1 to v2' }).scrollIntoViewIfNeeded();
     await page.waitForTimeout(300);
-    await shot(page, 'versions-diff');
+    await dashboardShot(page, 'versions-diff');
     expect(await violations(page)).toEqual([]);
 
     // roll back to v1: confirmed, published as v3, served at once

@@ -1,9 +1,8 @@
-import { mkdirSync } from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { launchBrowser, type Stack, startStack, watch } from './helpers.js';
+import { dashboardShot, launchBrowser, type Stack, signUpOwner, startStack, watch } from './helpers.js';
 
 /**
  * The webhooks page in a real browser against the real service: a new owner adds an endpoint
@@ -12,7 +11,6 @@ import { launchBrowser, type Stack, startStack, watch } from './helpers.js';
  * and sees both in the delivery log. Screenshots in docs/dashboard/.
  */
 
-const SHOTS = new URL('../../docs/dashboard/', import.meta.url);
 let stack: Stack;
 let browser: Browser;
 let context: BrowserContext;
@@ -24,7 +22,6 @@ beforeAll(async () => {
     startStack({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '200' }),
     launchBrowser(),
   ]);
-  mkdirSync(SHOTS, { recursive: true });
   context = await browser.newContext({ viewport: { width: 1360, height: 860 }, reducedMotion: 'reduce' });
 });
 afterAll(async () => {
@@ -34,19 +31,11 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: false });
-
 describe('the webhooks page', () => {
   it('adds an endpoint, shows its secret once, sends a test event and replays it from the delivery log', async () => {
     const page = await context.newPage();
     const errors = watch(page).errors;
-    await page.goto(`${stack.service.url}/signup`);
-    await page.getByLabel('Company').fill(`Hooks ${Date.now()}`);
-    await page.getByLabel('Email').fill(`owner-${Date.now()}@acme.test`);
-    await page.getByLabel('Password').fill('correct-horse-battery');
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.getByRole('heading', { name: 'Flows', exact: true }).waitFor();
+    await signUpOwner(page, stack, 'Hooks');
 
     await page
       .getByRole('navigation', { name: 'Main' })
@@ -68,7 +57,7 @@ describe('the webhooks page', () => {
     const secret = await page.getByLabel('Signing secret').inputValue();
     expect(secret).toMatch(/^whsec_/);
     await page.getByRole('link', { name: receiver.url }).waitFor();
-    await shot(page, 'webhooks');
+    await dashboardShot(page, 'webhooks');
 
     await page.getByRole('link', { name: receiver.url }).click();
     await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
@@ -92,7 +81,7 @@ describe('the webhooks page', () => {
     expect(receiver.received[1]!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
     await page.getByRole('button', { name: 'Refresh' }).click();
     await expect.poll(() => page.locator('.badge-delivered').count(), { timeout: 10_000 }).toBe(2);
-    await shot(page, 'webhook-deliveries');
+    await dashboardShot(page, 'webhook-deliveries');
     expect(errors).toEqual([]);
   }, 120_000);
 });
