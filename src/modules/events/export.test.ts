@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
 import { parseCsv } from '../../../test/helpers/csv.js';
 import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
+import { apiKeyOf, sdkCall } from '../../../test/helpers/sdk.js';
 import { EXPORT_PAGE_BATCHES } from './export.js';
 
 let t: TestApp;
@@ -15,24 +16,9 @@ const T0 = Date.UTC(2026, 10, 2, 9, 0, 0);
 const BATCHES = EXPORT_PAGE_BATCHES * 2 + 5; // three pages
 const PER_BATCH = 3;
 
-async function apiKey(tenant: TenantFixture) {
-  const res = await t.inject({
-    method: 'POST',
-    url: '/api/tenants/api-keys',
-    headers: tenant.owner.headers,
-    payload: { name: 'sdk' },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().data.key as string;
-}
-
+/** Sends SDK events with the key; they are accepted (202). */
 async function send(key: string, events: Record<string, unknown>[]) {
-  const res = await t.inject({
-    method: 'POST',
-    url: '/api/sdk/events',
-    headers: { 'x-api-key': key },
-    payload: { events },
-  });
+  const res = await sdkCall(t, key)('POST', '/api/sdk/events', { events });
   expect(res.statusCode, res.body).toBe(202);
 }
 
@@ -57,8 +43,8 @@ beforeAll(async () => {
   acme = await createTenant(t);
   other = await createTenant(t);
   viewer = (await acme.as('VIEWER')).headers;
-  acmeKey = await apiKey(acme);
-  const otherKey = await apiKey(other);
+  acmeKey = await apiKeyOf(t, acme);
+  const otherKey = await apiKeyOf(t, other);
   // Batches received at the same millisecond, in pairs: ties are broken by the batch id.
   for (let b = 0; b < BATCHES; b++) {
     t.clock.set(T0 + Math.floor(b / 2) * 1000);
@@ -199,7 +185,7 @@ describe('GET /api/events/export', () => {
 
   it('quotes commas, quotes and line breaks in CSV fields', async () => {
     const own = await createTenant(t);
-    const key = await apiKey(own);
+    const key = await apiKeyOf(t, own);
     const name = 'a, "quoted"\nname';
     await send(key, [{ type: 'CUSTOM', name, userId: ' padded ' }]);
     const res = await get('/api/events/export?format=csv', own.owner.headers);
