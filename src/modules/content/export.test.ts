@@ -1,8 +1,9 @@
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
-import { parseCsv } from '../../../test/helpers/csv.js';
+import { type ExportLine, parseCsv, parseNdjson } from '../../../test/helpers/export-bodies.js';
 import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
+import { apiKeyOf, sdkCall } from '../../../test/helpers/sdk.js';
 import { surveyResponses } from '../../db/schema/index.js';
 import { newId } from '../../platform/ids.js';
 
@@ -18,12 +19,8 @@ const T0 = Date.UTC(2026, 10, 2, 9, 0, 0);
 const RESPONSES = 1_205;
 const URL = '/api/content/surveys/responses/export';
 
-type Line = Record<string, unknown> & { id: string; cursor: string };
-const lines = (body: string): Line[] =>
-  body
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Line);
+type Line = ExportLine;
+const lines = (body: string) => parseNdjson(body);
 
 const get = (url: string, headers: Record<string, string> = viewer) =>
   t.inject({ method: 'GET', url, headers });
@@ -69,28 +66,18 @@ beforeAll(async () => {
   await t.deps.database.db
     .insert(surveyResponses)
     .values({ id: newId(), tenantId: other.tenantId, surveyId: theirs, response: { why: 'theirs' } });
-  const res = await t.inject({
-    method: 'POST',
-    url: '/api/tenants/api-keys',
-    headers: acme.owner.headers,
-    payload: { name: 'sdk' },
-  });
-  key = res.json().data.key;
+  key = await apiKeyOf(t, acme);
   // One response the real way: an SDK event, processed.
-  await t.inject({
-    method: 'POST',
-    url: '/api/sdk/events',
-    headers: { 'x-api-key': key },
-    payload: {
-      events: [
-        {
-          type: 'SURVEY_RESPONSE',
-          userId: 'u-1',
-          properties: { surveyId: surveys[0], answers: { why: 'sdk' } },
-        },
-      ],
-    },
+  const sent = await sdkCall(t, key)('POST', '/api/sdk/events', {
+    events: [
+      {
+        type: 'SURVEY_RESPONSE',
+        userId: 'u-1',
+        properties: { surveyId: surveys[0], answers: { why: 'sdk' } },
+      },
+    ],
   });
+  expect(sent.statusCode, sent.body).toBe(202);
   await t.processEvents();
 });
 

@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
-import { parseCsv } from '../../../test/helpers/csv.js';
+import { type ExportLine, parseCsv, parseNdjson } from '../../../test/helpers/export-bodies.js';
 import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
 import { endUsers } from '../../db/schema/index.js';
 import { newId } from '../../platform/ids.js';
@@ -17,12 +17,8 @@ const USERS = 2_100;
 const NOW_USERS = 3;
 const TOTAL = USERS + NOW_USERS;
 
-type Line = Record<string, unknown> & { id: string; cursor: string };
-const lines = (body: string): Line[] =>
-  body
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Line);
+type Line = ExportLine;
+const lines = (body: string) => parseNdjson(body);
 
 const get = (url: string, headers: Record<string, string> = admin) =>
   t.inject({ method: 'GET', url, headers });

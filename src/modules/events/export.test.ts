@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/helpers/app.js';
-import { parseCsv } from '../../../test/helpers/csv.js';
+import { type ExportLine, parseCsv, parseNdjson } from '../../../test/helpers/export-bodies.js';
 import { createTenant, type TenantFixture } from '../../../test/helpers/factories.js';
 import { apiKeyOf, sdkCall } from '../../../test/helpers/sdk.js';
 import { EXPORT_PAGE_BATCHES } from './export.js';
@@ -25,12 +25,8 @@ async function send(key: string, events: Record<string, unknown>[]) {
 const get = (url: string, headers: Record<string, string> = viewer) =>
   t.inject({ method: 'GET', url, headers });
 
-type Line = Record<string, unknown> & { id: string; type: string; cursor: string };
-const lines = (body: string): Line[] =>
-  body
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Line);
+type Line = ExportLine & { type: string };
+const lines = (body: string) => parseNdjson<Line>(body);
 
 async function exportAll(query = ''): Promise<Line[]> {
   const res = await get(`/api/events/export${query}`);

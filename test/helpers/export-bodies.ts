@@ -1,3 +1,15 @@
+/** Readers of export bodies for tests, independent of the service's writers: NDJSON and CSV. */
+
+/** One NDJSON line of an export: its values and the cursor that resumes after it. */
+export type ExportLine = Record<string, unknown> & { id: string; cursor: string };
+
+/** The lines of an NDJSON body (one JSON object a line; a trailing newline). */
+export const parseNdjson = <L extends ExportLine = ExportLine>(body: string): L[] =>
+  body
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as L);
+
 /**
  * An RFC 4180 CSV reader for tests (independent of the service's writer): fields separated by
  * commas, records by CRLF (or LF), a quoted field may hold commas, line breaks and doubled quotes.
