@@ -175,6 +175,31 @@ const deliveriesAbout = (tenantId: string, userId: string, anonymousIds: readonl
 };
 
 /**
+ * The tables that keep rows per end user (`tenant_id`, `end_user_id`), by table name: erased and
+ * exported alike. (The end users themselves, their analytics days and the webhook messages about
+ * them are keyed otherwise: below.)
+ */
+const PER_END_USER = {
+  end_user_item_states: endUserItemStates,
+  end_user_serves: endUserServes,
+  experiment_assignments: experimentAssignments,
+  journey_enrollments: journeyEnrollments,
+  survey_responses: surveyResponses,
+  nps_responses: npsResponses,
+} as const;
+type PerEndUserTable = (typeof PER_END_USER)[keyof typeof PER_END_USER];
+
+const ofEndUsers = (table: PerEndUserTable, tenantId: string, ids: string[]) =>
+  and(eq(table.tenantId, tenantId), inArray(table.endUserId, ids));
+const ofTenantUsers = (tenantId: string, ids: string[]) =>
+  and(eq(endUsers.tenantId, tenantId), inArray(endUsers.id, ids));
+const daysOf = (tenantId: string, who: { userId: string; anonymousIds: string[] }) =>
+  and(
+    eq(analyticsUserDays.tenantId, tenantId),
+    inArray(analyticsUserDays.userKey, userKeysOf(who.userId, who.anonymousIds)),
+  );
+
+/**
  * Erases the end user's rows on `tx`, table by table; returns the rows removed per table. The
  * analytics activity days are kept, re-keyed under a random key: they are anonymous counts
  * (docs/privacy.md, "What is kept").
@@ -185,85 +210,35 @@ export async function eraseEndUserRows(
   who: { userId: string; endUserIds: string[]; anonymousIds: string[] },
 ): Promise<Record<string, number>> {
   const ids = who.endUserIds;
-  const n = async (rows: Promise<unknown[]>) => (await rows).length;
-  const none = Promise.resolve([]);
   const removed: Record<string, number> = {};
-  removed.end_user_item_states = await n(
+  for (const [name, table] of Object.entries(PER_END_USER)) {
+    removed[name] =
+      ids.length === 0
+        ? 0
+        : (
+            await tx
+              .delete(table)
+              .where(ofEndUsers(table, tenantId, ids))
+              .returning({ one: sql`1` })
+          ).length;
+  }
+  removed.end_users =
     ids.length === 0
-      ? none
-      : tx
-          .delete(endUserItemStates)
-          .where(and(eq(endUserItemStates.tenantId, tenantId), inArray(endUserItemStates.endUserId, ids)))
-          .returning({ id: endUserItemStates.itemId }),
-  );
-  removed.end_user_serves = await n(
-    ids.length === 0
-      ? none
-      : tx
-          .delete(endUserServes)
-          .where(and(eq(endUserServes.tenantId, tenantId), inArray(endUserServes.endUserId, ids)))
-          .returning({ id: endUserServes.itemId }),
-  );
-  removed.experiment_assignments = await n(
-    ids.length === 0
-      ? none
-      : tx
-          .delete(experimentAssignments)
-          .where(
-            and(eq(experimentAssignments.tenantId, tenantId), inArray(experimentAssignments.endUserId, ids)),
-          )
-          .returning({ id: experimentAssignments.experimentId }),
-  );
-  removed.journey_enrollments = await n(
-    ids.length === 0
-      ? none
-      : tx
-          .delete(journeyEnrollments)
-          .where(and(eq(journeyEnrollments.tenantId, tenantId), inArray(journeyEnrollments.endUserId, ids)))
-          .returning({ id: journeyEnrollments.id }),
-  );
-  removed.survey_responses = await n(
-    ids.length === 0
-      ? none
-      : tx
-          .delete(surveyResponses)
-          .where(and(eq(surveyResponses.tenantId, tenantId), inArray(surveyResponses.endUserId, ids)))
-          .returning({ id: surveyResponses.id }),
-  );
-  removed.nps_responses = await n(
-    ids.length === 0
-      ? none
-      : tx
-          .delete(npsResponses)
-          .where(and(eq(npsResponses.tenantId, tenantId), inArray(npsResponses.endUserId, ids)))
-          .returning({ id: npsResponses.id }),
-  );
-  removed.end_users = await n(
-    ids.length === 0
-      ? none
-      : tx
-          .delete(endUsers)
-          .where(and(eq(endUsers.tenantId, tenantId), inArray(endUsers.id, ids)))
-          .returning({ id: endUsers.id }),
-  );
-  removed.analytics_user_days = await n(
-    tx
+      ? 0
+      : (await tx.delete(endUsers).where(ofTenantUsers(tenantId, ids)).returning({ id: endUsers.id })).length;
+  removed.analytics_user_days = (
+    await tx
       .update(analyticsUserDays)
       .set({ userKey: sql`'erased:' || gen_random_uuid()` })
-      .where(
-        and(
-          eq(analyticsUserDays.tenantId, tenantId),
-          inArray(analyticsUserDays.userKey, userKeysOf(who.userId, who.anonymousIds)),
-        ),
-      )
-      .returning({ id: analyticsUserDays.scope }),
-  );
-  removed.webhook_deliveries = await n(
-    tx
+      .where(daysOf(tenantId, who))
+      .returning({ one: sql`1` })
+  ).length;
+  removed.webhook_deliveries = (
+    await tx
       .delete(webhookDeliveries)
       .where(deliveriesAbout(tenantId, who.userId, who.anonymousIds))
-      .returning({ id: webhookDeliveries.id }),
-  );
+      .returning({ one: sql`1` })
+  ).length;
   return removed;
 }
 
@@ -273,39 +248,23 @@ export async function exportEndUserRows(
   tenantId: string,
   who: { userId: string; endUserIds: string[]; anonymousIds: string[] },
 ) {
-  const ids = who.endUserIds.length === 0 ? ['00000000-0000-0000-0000-000000000000'] : who.endUserIds;
+  const ids = who.endUserIds;
+  const rowsOf = async (table: PerEndUserTable) =>
+    ids.length === 0
+      ? []
+      : exec
+          .select()
+          .from(table)
+          .where(ofEndUsers(table, tenantId, ids));
   const [users, itemStates, serves, assignments, enrollments, surveys, nps, days, deliveries] =
     await Promise.all([
-      exec
-        .select()
-        .from(endUsers)
-        .where(and(eq(endUsers.tenantId, tenantId), inArray(endUsers.id, ids))),
-      exec
-        .select()
-        .from(endUserItemStates)
-        .where(and(eq(endUserItemStates.tenantId, tenantId), inArray(endUserItemStates.endUserId, ids))),
-      exec
-        .select()
-        .from(endUserServes)
-        .where(and(eq(endUserServes.tenantId, tenantId), inArray(endUserServes.endUserId, ids))),
-      exec
-        .select()
-        .from(experimentAssignments)
-        .where(
-          and(eq(experimentAssignments.tenantId, tenantId), inArray(experimentAssignments.endUserId, ids)),
-        ),
-      exec
-        .select()
-        .from(journeyEnrollments)
-        .where(and(eq(journeyEnrollments.tenantId, tenantId), inArray(journeyEnrollments.endUserId, ids))),
-      exec
-        .select()
-        .from(surveyResponses)
-        .where(and(eq(surveyResponses.tenantId, tenantId), inArray(surveyResponses.endUserId, ids))),
-      exec
-        .select()
-        .from(npsResponses)
-        .where(and(eq(npsResponses.tenantId, tenantId), inArray(npsResponses.endUserId, ids))),
+      ids.length === 0 ? [] : exec.select().from(endUsers).where(ofTenantUsers(tenantId, ids)),
+      rowsOf(endUserItemStates),
+      rowsOf(endUserServes),
+      rowsOf(experimentAssignments),
+      rowsOf(journeyEnrollments),
+      rowsOf(surveyResponses),
+      rowsOf(npsResponses),
       exec
         .select({
           scope: analyticsUserDays.scope,
@@ -313,12 +272,7 @@ export async function exportEndUserRows(
           days: analyticsUserDays.days,
         })
         .from(analyticsUserDays)
-        .where(
-          and(
-            eq(analyticsUserDays.tenantId, tenantId),
-            inArray(analyticsUserDays.userKey, userKeysOf(who.userId, who.anonymousIds)),
-          ),
-        ),
+        .where(daysOf(tenantId, who)),
       exec
         .select({
           id: webhookDeliveries.id,
