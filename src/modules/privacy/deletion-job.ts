@@ -33,11 +33,7 @@ class LostClaim extends Error {}
 async function erase(deps: DeletionDeps, c: ClaimedDeletion): Promise<void> {
   return deps.database.db.transaction(async (tx) => {
     const who = await findEndUsersOf(tx, c.tenantId, c.userId);
-    const removed = await eraseEndUserRows(tx, c.tenantId, {
-      userId: c.userId,
-      endUserIds: who.ids,
-      anonymousIds: who.anonymousIds,
-    });
+    const removed = await eraseEndUserRows(tx, c.tenantId, { userId: c.userId, ...who });
     const log = await eraseEventsOf(tx, c.tenantId, { userId: c.userId, anonymousIds: who.anonymousIds });
     removed.event_batches = log.batches;
     removed.events = log.events;

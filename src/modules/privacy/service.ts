@@ -62,7 +62,7 @@ export const listDeletions = (ctx: ServiceCtx, page: PageRequest) =>
  */
 export async function exportEndUser(ctx: ServiceCtx, userId: string) {
   const who = await findEndUsersOf(ctx.db, ctx.tenantId, userId);
-  const rows = await exportEndUserRows(ctx.db, ctx.tenantId, { userId, ...whoOf(who) });
+  const rows = await exportEndUserRows(ctx.db, ctx.tenantId, { userId, ...who });
   const log = await exportEventsOf(ctx.db, ctx.tenantId, { userId, anonymousIds: who.anonymousIds });
   if (rows.endUsers.length === 0 && log.events.length === 0 && log.deadLetters.length === 0)
     throw notFound('End user');
@@ -76,12 +76,7 @@ export async function exportEndUser(ctx: ServiceCtx, userId: string) {
     userId,
     exportedAt: ctx.now,
     ...rows,
-    events: log.events.map((e) => ({ ...e })),
+    events: log.events.map((e) => ({ ...e })), // records with an index signature, as the response schema wants
     deadLetters: log.deadLetters,
   };
 }
-
-const whoOf = (who: { ids: string[]; anonymousIds: string[] }) => ({
-  endUserIds: who.ids,
-  anonymousIds: who.anonymousIds,
-});

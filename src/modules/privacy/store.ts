@@ -157,7 +157,7 @@ export async function findEndUsersOf(exec: Executor, tenantId: string, userId: s
               inArray(endUsers.anonymousId, anonymousIds),
             ),
           );
-  return { ids: [...identified, ...anonymous].map((r) => r.id), anonymousIds };
+  return { endUserIds: [...identified, ...anonymous].map((r) => r.id), anonymousIds };
 }
 
 /** The analytics keys of the user (analytics `keys.ts`: `u:` a userId, `a:` an anonymous id). */
