@@ -1,4 +1,4 @@
-import type { paths } from '@guidance/api-types';
+import type { operations, paths } from '@guidance/api-types';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, must } from '../../app/api';
 
@@ -23,28 +23,18 @@ export interface VersionTarget {
 const at = <P extends keyof paths & `/api/flows/${string}`>(t: VersionTarget, p: P) =>
   p.replace('/api/flows', t.base) as P;
 
-export type VersionSummary = {
-  version: number;
-  note: string | null;
-  publishedBy: string | null;
-  publishedAt: string;
-  bytes: number;
-  live: boolean;
-};
-export type VersionDetail = Omit<VersionSummary, 'bytes' | 'live'> & { snapshot: Record<string, unknown> };
-export type FieldChange = { path: string; from?: unknown; to?: unknown };
-export type CollectionDiff = {
-  added: { id: string; index: number; entry?: unknown }[];
-  removed: { id: string; index: number; entry?: unknown }[];
-  moved: { id: string; from: number; to: number }[];
-  changed: { id: string; fields: FieldChange[] }[];
-};
-export type VersionDiff = {
-  from: number;
-  to: number;
-  fields: FieldChange[];
-  collections: Record<string, CollectionDiff>;
-};
+/** The `data` of an operation's 200 answer, as the generated OpenAPI types have it. */
+type DataOf<O extends keyof operations> = operations[O]['responses'] extends {
+  200: { content: { 'application/json': { data: infer D } } };
+}
+  ? D
+  : never;
+
+export type VersionSummary = DataOf<'getFlowVersions'>[number];
+export type VersionDetail = DataOf<'getFlowVersion'>;
+export type VersionDiff = DataOf<'getFlowVersionDiff'>;
+export type CollectionDiff = VersionDiff['collections'][string];
+export type FieldChange = VersionDiff['fields'][number];
 
 const path = (t: VersionTarget, n?: number) => ({ params: { path: { id: t.id, n: n ?? 0 } } });
 
@@ -53,8 +43,7 @@ export const versionsKey = (t: VersionTarget) => ['versions', t.base, t.id] as c
 export function useVersions(t: VersionTarget) {
   return useQuery({
     queryKey: versionsKey(t),
-    queryFn: async () =>
-      (await must(api.GET(at(t, '/api/flows/{id}/versions'), path(t)))).data as VersionSummary[],
+    queryFn: async () => (await must(api.GET(at(t, '/api/flows/{id}/versions'), path(t)))).data,
   });
 }
 
@@ -62,8 +51,7 @@ export function useVersion(t: VersionTarget, n: number | undefined) {
   return useQuery({
     queryKey: [...versionsKey(t), 'view', n],
     enabled: n !== undefined,
-    queryFn: async () =>
-      (await must(api.GET(at(t, '/api/flows/{id}/versions/{n}'), path(t, n)))).data as VersionDetail,
+    queryFn: async () => (await must(api.GET(at(t, '/api/flows/{id}/versions/{n}'), path(t, n)))).data,
   });
 }
 
@@ -78,7 +66,7 @@ export function useDiff(t: VersionTarget, pair: readonly [number, number] | unde
             params: { path: { id: t.id, a: pair![0], b: pair![1] } },
           }),
         )
-      ).data as VersionDiff,
+      ).data,
   });
 }
 
