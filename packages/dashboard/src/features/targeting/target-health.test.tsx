@@ -1,5 +1,6 @@
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { pickApi } from '../../test/pick-api';
 import { renderPage } from '../../test/render';
 import { TargetHealthPanel } from './health-panel';
 import { PickElement } from './pick-element';
@@ -164,29 +165,13 @@ describe('PickElement', () => {
   it('asks for the site URL, opens it with the token, polls, and fills the form when picked', async () => {
     const open = vi.spyOn(window, 'open').mockReturnValue(null);
     const onPicked = vi.fn();
-    let polls = 0;
     const { calls, user } = renderPage(
       <PickElement target={stepTarget} saveLabel="the step" onPicked={onPicked} />,
       {
-        api: {
-          'POST /api/pick-tokens': () => ({
-            status: 201,
-            body: {
-              data: {
-                id: 'pick-1',
-                token: 'gpk_tok',
-                expiresAt: '2030-01-01T00:00:00Z',
-                itemKind: 'flow',
-                itemId: FLOW,
-                stepId: STEP,
-              },
-            },
-          }),
-          'GET /api/pick-tokens/:id': () =>
-            ++polls < 2
-              ? { data: { status: 'pending', selector: null, fingerprint: null } }
-              : { data: { status: 'picked', selector: '#save', fingerprint: { v: 1, tag: 'button' } } },
-        },
+        api: pickApi(
+          { itemKind: 'flow', itemId: FLOW, stepId: STEP },
+          { selector: '#save', fingerprint: { v: 1, tag: 'button' } },
+        ),
       },
     );
     await user.click(screen.getByRole('button', { name: 'Pick element' }));
