@@ -58,10 +58,14 @@ export default function NeedsAttentionPage() {
                   return target ? <Link to={editorPath(target)}>{name}</Link> : name;
                 },
               },
-              { name: 'Kind', cell: (e) => kindOf(e) },
+              { name: 'Kind', cell: (e) => kindOf(e), cellStyle: NOWRAP },
               { name: 'Selector', cell: (e) => <code>{e.targetSelector}</code> },
               { name: 'Health', cell: (e) => <HealthBadge health={e} /> },
-              { name: 'When', cell: (e) => (e.attention === 'hour' ? 'Last hour' : '7 days') },
+              {
+                name: 'When',
+                cell: (e) => (e.attention === 'hour' ? 'Last hour' : '7 days'),
+                cellStyle: NOWRAP,
+              },
               { name: 'Missing', num: true, cell: (e) => e.missing + e.ambiguous },
               { name: 'Found', num: true, cell: (e) => e.found + e.healed },
               { name: 'Last seen', cell: (e) => (e.lastSeenAt ? formatDate(e.lastSeenAt) : '—') },
@@ -89,6 +93,7 @@ export default function NeedsAttentionPage() {
   );
 }
 
+const NOWRAP = { whiteSpace: 'nowrap' } as const;
 const KINDS: Record<string, string> = { tooltips: 'Tooltip', beacons: 'Beacon' };
 const kindOf = (e: TargetAttention) =>
   e.itemKind === 'flow' ? 'Flow step' : (KINDS[e.contentType ?? ''] ?? e.contentType ?? 'Content');
