@@ -8,6 +8,7 @@ import {
   hostPage,
   launchBrowser,
   onPath,
+  publishContent,
   publishFlow,
   type Stack,
   serveHost,
@@ -20,7 +21,9 @@ import {
  * the SDK's picker sends the pick to the real endpoints, the step form fills in and the step is
  * anchored there; after a "deploy", a step whose selector broke still shows (healed from the
  * fingerprint the service serves) and its health reads healed with the suggested selector, and a
- * step whose element is gone is not shown and reads missing. Takes docs/targeting/*.png.
+ * step whose element is gone is not shown and reads missing. The same for a tooltip in the content
+ * editor: healed after a deploy with its suggestion applied (audited), and a pick filling its
+ * selector. Takes docs/targeting/*.png.
  */
 const DOCS = fileURLToPath(new URL('../../docs/targeting/', import.meta.url));
 
@@ -219,7 +222,6 @@ describe('target health after a deploy', () => {
     await editor.goto(`${stack.service.url}/flows/needs-attention`);
     await editor.getByRole('link', { name: 'Billing tour, step 2' }).waitFor();
     await editor.getByText('mostly failing in the last hour', { exact: false }).waitFor();
-    await editor.screenshot({ path: `${DOCS}needs-attention.png` });
     await editor.goto(`${stack.service.url}/flows/${flow.id}`);
     await editor.getByRole('button', { name: 'Apply suggested selector' }).click();
     await expect
@@ -230,4 +232,157 @@ describe('target health after a deploy', () => {
       )
       .toBe('button[data-action="save-card"]');
   }, 120_000);
+});
+
+describe("a tooltip's target in the content editor", () => {
+  type Item = { targetSelector: string; targetFingerprint: Record<string, unknown> | null };
+  const tooltipOf = async (id: string) =>
+    (await stack.call('GET', `/api/content/tooltips/${id}`)) as unknown as Item;
+
+  it('reads healed after a deploy with the suggested selector, Apply sets it (audited); a gone beacon needs attention', async () => {
+    pages['/t/cart'] = hostPage(stack, {
+      body: '<main><h1>Cart</h1><p>2 items <a id="promo" href="/plans">Try Pro</a></p><div class="css-r1-Bar"><button class="css-h4sh1-Pay" data-action="pay-now">Pay now</button><button>Back</button></div></main>',
+    });
+    const beacon = await publishContent(stack, 'beacons', {
+      name: 'Pro beacon',
+      targetSelector: '#promo',
+      targetUrl: '/t/cart',
+      content: { title: 'Pro plan', message: 'Two months free.' },
+    });
+    const tip = await publishContent(stack, 'tooltips', {
+      name: 'Pay hint',
+      targetSelector: '.css-h4sh1-Pay',
+      targetUrl: '/t/cart',
+      position: 'BOTTOM',
+      content: { text: 'Pay in one click' },
+    });
+    const id = tip.id as string;
+
+    // before the deploy: found, its fingerprint reported and served from then on
+    context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    let page = await openHost(context, '/t/cart');
+    await page.getByRole('dialog', { name: 'Pay in one click' }).waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'Pro plan' }).waitFor();
+    await flush(page);
+    await context.close();
+    await eventually(async () => (await tooltipOf(id)).targetFingerprint !== null, 15_000);
+
+    // the deploy: classes re-hashed, the button wrapped and moved after Back, the promo link gone;
+    // two new visitors at once (the beacon waits 10 s for its element before it reads missing)
+    pages['/t/cart'] = hostPage(stack, {
+      body: '<main><h1>Cart</h1><p>2 items</p><div class="css-z8-Bar"><button>Back</button><span class="css-w2-Wrap"><button class="css-q7w6e5-Pay" data-action="pay-now">Pay now</button></span></div></main>',
+    });
+    const visitors = await Promise.all(
+      [1, 2].map(() => browser.newContext({ viewport: { width: 1200, height: 800 } })),
+    );
+    for (const visitor of visitors) {
+      page = await openHost(visitor, '/t/cart');
+      const shown = page.getByRole('dialog', { name: 'Pay in one click' });
+      await shown.waitFor({ timeout: 15_000 });
+      const [box, target] = await Promise.all([
+        shown.boundingBox(),
+        page.locator('[data-action="pay-now"]').boundingBox(),
+      ]);
+      expect(box!.y).toBeGreaterThan(target!.y); // anchored below the moved button
+    }
+    await new Promise((r) => setTimeout(r, 11_000));
+    for (const visitor of visitors) {
+      const [visited] = visitor.pages();
+      expect(await visited!.getByRole('button', { name: 'Pro plan' }).count()).toBe(0);
+      await flush(visited!);
+      await visitor.close();
+    }
+    const healthOfItem = async (type: string, itemId: string) =>
+      ((await stack.call('GET', `/api/content/${type}/${itemId}/target-health`)) as unknown as Health[])[0];
+    await eventually(async () => {
+      const [h, b] = await Promise.all([
+        healthOfItem('tooltips', id),
+        healthOfItem('beacons', beacon.id as string),
+      ]);
+      return (h?.healed ?? 0) >= 2 && (b?.missing ?? 0) >= 2;
+    }, 20_000);
+
+    // Needs attention lists the gone beacon (and the flow step of the test before, when it ran),
+    // linked to its editor, which says it mostly fails in the last hour
+    context = await dashboardContext();
+    const editor = await context.newPage();
+    await editor.goto(`${stack.service.url}/flows/needs-attention`);
+    const link = editor.getByRole('link', { name: 'Pro beacon' });
+    await link.waitFor();
+    await editor.screenshot({ path: `${DOCS}needs-attention.png` });
+    await link.click();
+    await editor.waitForURL(`**/content/beacons/${beacon.id}`);
+    await editor.getByText('This beacon is mostly failing to find its element in the last hour').waitFor();
+    await editor
+      .getByRole('region', { name: 'Target health' })
+      .getByText('Broken', { exact: true })
+      .waitFor();
+
+    await editor.goto(`${stack.service.url}/content/tooltips/${id}`);
+    const health = editor.getByRole('region', { name: 'Target health' });
+    await health.getByText('button[data-action="pay-now"]').waitFor();
+    await health.getByText('Healed', { exact: true }).waitFor();
+    await health.getByText('1 found · 2 healed · 0 missing · 0 ambiguous', { exact: false }).waitFor();
+    await editor.screenshot({ path: `${DOCS}tooltip-health.png` });
+
+    await health.getByRole('button', { name: 'Apply suggested selector' }).click();
+    const field = editor.getByRole('textbox', { name: 'Target element (CSS selector)' });
+    await expect.poll(() => field.inputValue()).toBe('button[data-action="pay-now"]');
+    expect(await tooltipOf(id)).toMatchObject({
+      targetSelector: 'button[data-action="pay-now"]',
+      targetFingerprint: expect.objectContaining({ tag: 'button', name: 'Pay now' }),
+    });
+    const audited = (await stack.call(
+      'GET',
+      `/api/tenants/audit-logs?action=TARGET_SELECTOR_APPLIED&entityId=${id}`,
+    )) as unknown as { metadata: unknown }[];
+    expect(audited).toEqual([
+      expect.objectContaining({
+        metadata: { targetId: id, from: '.css-h4sh1-Pay', to: 'button[data-action="pay-now"]' },
+      }),
+    ]);
+    // the applied selector has no suggestion and no lookups yet
+    await editor.getByRole('region', { name: 'Target health' }).getByText('No data').waitFor();
+  }, 120_000);
+
+  it('Pick element on a tooltip fills its selector, and Save keeps the picked fingerprint', async () => {
+    pages['/t/profile'] = hostPage(stack, {
+      body: '<main><h1>Profile</h1><form><label>Name <input name="name"></label> <button type="button" class="css-9f8e-Reset" data-testid="reset-profile">Reset</button></form></main>',
+    });
+    const tip = await publishContent(stack, 'tooltips', {
+      name: 'Reset hint',
+      targetSelector: '#todo',
+      targetUrl: '/t/profile',
+      content: { text: 'Start over here' },
+    });
+    context = await dashboardContext();
+    const editor = await context.newPage();
+    await editor.goto(`${stack.service.url}/content/tooltips/${tip.id}`);
+    await editor.getByRole('button', { name: 'Pick element' }).click();
+    await editor.getByRole('textbox', { name: 'Page URL' }).fill(`${host.url}/t/profile`);
+    const [picking] = await Promise.all([
+      context.waitForEvent('page'),
+      editor.getByRole('button', { name: 'Open and pick' }).click(),
+    ]);
+    const bar = picking.locator('[data-guidance-root]').getByRole('region', { name: 'Element picker' });
+    await bar.waitFor({ timeout: 15_000 });
+    const reset = await picking.locator('[data-testid="reset-profile"]').boundingBox();
+    await picking.mouse.move(reset!.x + reset!.width / 2, reset!.y + reset!.height / 2);
+    await expect.poll(() => bar.locator('code').textContent()).toBe('[data-testid="reset-profile"]');
+    await picking.mouse.click(reset!.x + reset!.width / 2, reset!.y + reset!.height / 2);
+    await bar.getByText('Sent to the dashboard').waitFor();
+
+    const field = editor.getByRole('textbox', { name: 'Target element (CSS selector)' });
+    await expect.poll(() => field.inputValue(), { timeout: 10_000 }).toBe('[data-testid="reset-profile"]');
+    await editor.getByText('Picked: the selector is filled in. Save the tooltip to keep it.').waitFor();
+    await editor.getByRole('button', { name: 'Save', exact: true }).click();
+    // (the editor re-reads the saved tooltip at once: the API says it is saved)
+    await expect
+      .poll(async () => (await tooltipOf(tip.id as string)).targetSelector)
+      .toBe('[data-testid="reset-profile"]');
+    expect(await tooltipOf(tip.id as string)).toMatchObject({
+      targetSelector: '[data-testid="reset-profile"]',
+      targetFingerprint: expect.objectContaining({ v: 1, tag: 'button', name: 'Reset' }),
+    });
+  }, 90_000);
 });

@@ -7,6 +7,7 @@ import { experiments } from '../features/experiments/routes';
 import { flows } from '../features/flows/routes';
 import { journeys } from '../features/journeys/routes';
 import { settings } from '../features/settings/routes';
+import { targeting } from '../features/targeting/routes';
 import { translations } from '../features/translations/routes';
 import { webhooks } from '../features/webhooks/routes';
 import type { Feature } from './feature';
@@ -15,6 +16,7 @@ import type { Feature } from './feature';
 export const FEATURES: readonly Feature[] = [
   auth,
   flows,
+  targeting,
   content,
   audiences,
   journeys,

@@ -15,6 +15,7 @@ import {
   Page,
   StatusBadge,
 } from '../../kit';
+import { BrokenNotice } from '../targeting';
 import { ItemVersions, useVersionUi, VersionBadges, type VersionTarget, type VersionUi } from '../versions';
 import { type ContentAction, ContentActions, DONE } from './content-actions';
 import { ContentFields } from './content-fields';
@@ -27,6 +28,7 @@ import {
   requestBody,
   triggerText,
 } from './content-record';
+import { ContentTargetExtra, useContentTarget } from './content-targeting';
 import { type ContentMeta, type ContentType, collectionPath, contentTypeOf } from './content-types';
 import { Responses } from './responses';
 
@@ -74,6 +76,9 @@ function Editor({ meta, item, versionUi }: { meta: ContentMeta; item?: Item; ver
   const [json, setJson] = useState(() => jsonTexts(type, initial));
   const [trigger, setTrigger] = useState(() => triggerText(initial));
   const [jsonError, setJsonError] = useState<Record<string, string>>({});
+  const targeting = useContentTarget(type, item, (targetSelector) =>
+    setRecord((r) => ({ ...r, targetSelector })),
+  );
   const base = collectionPath(type);
   const target: VersionTarget | undefined = item && {
     base,
@@ -147,6 +152,7 @@ function Editor({ meta, item, versionUi }: { meta: ContentMeta; item?: Item; ver
         />
       ) : null}
       {!canEdit ? <Notice>You have view-only access.</Notice> : null}
+      {targeting.health?.broken ? <BrokenNotice subject={`This ${meta.one}`} /> : null}
       <FormError error={transition.error} />
       {transition.isSuccess ? (
         <Notice kind="success">
@@ -159,7 +165,8 @@ function Editor({ meta, item, versionUi }: { meta: ContentMeta; item?: Item; ver
           onSubmit={() => {
             const built = requestBody(type, record, json, trigger);
             setJsonError(built.errors ?? {});
-            if (built.body) save.mutate(built.body);
+            if (built.body)
+              save.mutate({ ...built.body, ...targeting.fingerprintFor(record.targetSelector) });
           }}
         >
           <fieldset disabled={!canEdit}>
@@ -172,6 +179,7 @@ function Editor({ meta, item, versionUi }: { meta: ContentMeta; item?: Item; ver
               trigger={trigger}
               onTrigger={setTrigger}
               errorAt={(p) => jsonError[p] ?? err(p)}
+              targetExtra={<ContentTargetExtra {...targeting} noun={meta.one} canEdit={canEdit} />}
             />
           </fieldset>
           <FormFoot error={save.error} claimed={claimedFields(type)} done={save.isSuccess && 'Saved.'}>

@@ -1,3 +1,4 @@
+import { Fragment, type ReactNode } from 'react';
 import { SelectField, TextArea, TextField } from '../../kit';
 import { AudiencePicker } from '../audiences';
 import { type ContentRecord, readField, writeField } from './content-record';
@@ -17,6 +18,7 @@ export function ContentFields({
   trigger,
   onTrigger,
   errorAt: err,
+  targetExtra,
 }: {
   type: ContentType;
   record: ContentRecord;
@@ -26,6 +28,8 @@ export function ContentFields({
   trigger: string;
   onTrigger(text: string): void;
   errorAt(path: string): string | undefined;
+  /** Under the target selector of a tooltip or beacon: its health and the element picker (issue 40). */
+  targetExtra?: ReactNode;
 }) {
   return (
     <>
@@ -44,6 +48,14 @@ export function ContentFields({
         };
         if (f.options) return <SelectField key={f.key} options={f.options} {...props} />;
         if (f.key === 'body' || f.key === 'description') return <TextArea key={f.key} rows={3} {...props} />;
+        if (f.key === 'targetSelector') {
+          return (
+            <Fragment key={f.key}>
+              <TextField {...props} />
+              {targetExtra}
+            </Fragment>
+          );
+        }
         return <TextField key={f.key} {...props} />;
       })}
       <AudiencePicker

@@ -12,6 +12,7 @@ import {
   useListParams,
   usePagedQuery,
 } from '../../kit';
+import { isTargetedContent } from '../targeting';
 import { CONTENT_TYPES, collectionPath, contentTypeOf } from './content-types';
 
 const STATUSES = ['', 'DRAFT', 'PUBLISHED', 'SCHEDULED', 'ARCHIVED'] as const;
@@ -47,7 +48,17 @@ export default function ContentPage() {
     <ListPage
       title="Content"
       description="Tooltips, beacons, task lists, surveys, announcements, self-help and NPS."
-      actions={create}
+      actions={
+        <>
+          {/* Tooltips and beacons point at elements of the customer's pages (issue 40). */}
+          {isTargetedContent(meta.value) ? (
+            <Link className="btn btn-secondary" to="/flows/needs-attention">
+              Needs attention
+            </Link>
+          ) : null}
+          {create}
+        </>
+      }
       above={
         <Tabs
           label="Content type"

@@ -125,4 +125,6 @@ export const SERVER_FIELDS = new Set([
   'createdAt',
   'updatedAt',
   'siteId',
+  // learned from the SDK's lookups; the editor sends a picked one only (issue 40)
+  'targetFingerprint',
 ]);

@@ -5,7 +5,6 @@ export const flows: Feature = {
   nav: { to: '/flows', label: 'Flows', icon: '➜' },
   routes: [
     { path: 'flows', element: lazyPage(() => import('./flows-page')) },
-    { path: 'flows/needs-attention', element: lazyPage(() => import('./needs-attention-page')) },
     { path: 'flows/:id', element: lazyPage(() => import('./flow-editor-page')) },
   ],
 };

@@ -2,10 +2,15 @@ import { useMutation } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api, must } from '../../app/api';
 import { Button, Form, FormFoot, fieldError } from '../../kit';
+import {
+  PickElement,
+  type Picked,
+  pickedFingerprint,
+  type TargetHealth,
+  TargetHealthPanel,
+} from '../targeting';
 import { type Step, type StepType, stepBody } from './flow-model';
 import { StepFields } from './step-fields';
-import { PickElement, StepTargetHealth } from './step-targeting';
-import type { TargetHealth } from './target-health';
 
 /** One step's form: its fields, save and delete; every edit is reported as a draft for the preview. */
 export function StepForm({
@@ -29,17 +34,16 @@ export function StepForm({
   const [content, setContent] = useState<Record<string, unknown>>(step.content);
   const [settings, setSettings] = useState<Record<string, unknown>>(step.settings);
   // A picked element's fingerprint, saved with the selector it came with (issue 40).
-  const [picked, setPicked] = useState<{ selector: string; fingerprint: Record<string, unknown> | null }>();
+  const [picked, setPicked] = useState<Picked>();
   const body = {
     ...stepBody(type, targetSelector, content, settings),
-    ...(picked && picked.selector === targetSelector && picked.fingerprint
-      ? { targetFingerprint: picked.fingerprint as { v: 1; tag: string } }
-      : {}),
+    ...pickedFingerprint(picked, targetSelector),
   };
   const draftKey = JSON.stringify(body);
   // biome-ignore lint/correctness/useExhaustiveDependencies: the draft is reported when its content changes
   useEffect(() => onDraft({ ...step, ...body }), [draftKey]);
   const path = { params: { path: { id: flowId, stepId: step.id } } };
+  const target = { kind: 'flow' as const, flowId, stepId: step.id };
   const save = useMutation({
     mutationFn: () => must(api.PATCH('/api/flows/{id}/steps/{stepId}', { ...path, body })),
     onSuccess: onChange,
@@ -65,15 +69,15 @@ export function StepForm({
           targetExtra={
             <>
               {health && health.targetSelector === step.targetSelector ? (
-                <StepTargetHealth flowId={flowId} health={health} canEdit={canEdit} onApplied={onChange} />
+                <TargetHealthPanel target={target} health={health} canEdit={canEdit} onApplied={onChange} />
               ) : null}
               {canEdit ? (
                 <PickElement
-                  flowId={flowId}
-                  stepId={step.id}
-                  onPicked={(selector, fingerprint) => {
-                    setTarget(selector);
-                    setPicked({ selector, fingerprint });
+                  target={target}
+                  saveLabel="the step"
+                  onPicked={(p) => {
+                    setTarget(p.selector);
+                    setPicked(p);
                   }}
                 />
               ) : null}

@@ -1,8 +1,7 @@
 import { useState } from 'react';
 import { humanize } from '../../kit';
+import { HealthBadge, type TargetHealth } from '../targeting';
 import { type Step, stepTitle } from './flow-model';
-import { HealthBadge } from './step-targeting';
-import type { TargetHealth } from './target-health';
 
 /**
  * The steps in order: select one to edit it; reorder by dragging a step onto another's place, or

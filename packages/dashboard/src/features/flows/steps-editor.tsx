@@ -1,13 +1,12 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, must } from '../../app/api';
-import { Button, FormError, Notice } from '../../kit';
+import { Button, FormError } from '../../kit';
+import { BrokenNotice, brokenInLastHour, stepsNeedingAttention, useTargetHealth } from '../targeting';
 import { type Flow, type Step, sortSteps } from './flow-model';
 import { StepForm } from './step-form';
 import { StepList } from './step-list';
 import { StepPreview } from './step-preview';
-import { useTargetHealth } from './step-targeting';
-import { brokenInLastHour, stepsNeedingAttention } from './target-health';
 import { useStepOrder } from './use-step-order';
 
 /** The steps tab: the ordered list, the selected step's form, and its live preview. */
@@ -17,7 +16,7 @@ export function StepsEditor({ flow, canEdit, onChange }: { flow: Flow; canEdit: 
   const [draft, setDraft] = useState<Step | undefined>();
   const order = useStepOrder(flow, onChange);
   const current = saved.find((s) => s.id === selected) ?? saved[0];
-  const health = useTargetHealth(flow.id);
+  const health = useTargetHealth({ flowId: flow.id });
   const healthOf = new Map((health.data ?? []).map((h) => [h.stepId, h]));
   const attention = stepsNeedingAttention(health.data ?? []);
   const brokenNow = brokenInLastHour(health.data ?? []);
@@ -47,11 +46,10 @@ export function StepsEditor({ flow, canEdit, onChange }: { flow: Flow; canEdit: 
         </div>
         <FormError error={add.error ?? order.error} />
         {brokenNow.length > 0 ? (
-          <Notice kind="error">
-            {brokenNow.length === 1 ? 'A step is' : `${brokenNow.length} steps are`} mostly failing to find
-            {brokenNow.length === 1 ? ' its' : ' their'} element in the last hour: the customer's page
-            changed.
-          </Notice>
+          <BrokenNotice
+            subject={brokenNow.length === 1 ? 'A step' : `${brokenNow.length} steps`}
+            plural={brokenNow.length > 1}
+          />
         ) : null}
         {attention.length > 0 ? (
           <section aria-label="Steps that need attention">

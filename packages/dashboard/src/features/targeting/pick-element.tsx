@@ -4,107 +4,35 @@ import { api, must } from '../../app/api';
 import { Button, FormError, Modal, Notice, TextField } from '../../kit';
 import {
   afterPoll,
-  healthBadge,
   lastSiteUrl,
+  type Picked,
   type PickState,
+  pickTokenBody,
   pickUrl,
   rememberSiteUrl,
-  type TargetHealth,
+  type TargetRef,
 } from './target-health';
-
-/** The flow's target health (7 days), refreshed every minute. */
-export function useTargetHealth(flowId: string) {
-  return useQuery({
-    queryKey: ['target-health', flowId],
-    queryFn: async () =>
-      (await must(api.GET('/api/flows/{id}/target-health', { params: { path: { id: flowId } } }))).data,
-    refetchInterval: 60_000,
-  });
-}
-
-export function HealthBadge({
-  health,
-  className = '',
-}: {
-  health: TargetHealth | undefined;
-  className?: string;
-}) {
-  const badge = healthBadge(health);
-  if (!badge) return null;
-  return (
-    <span className={`badge badge-${badge.tone} ${className}`} title={badge.detail}>
-      {badge.label}
-    </span>
-  );
-}
-
-/** A step's target health under its selector: badge, counts, and the suggested selector with "Apply". */
-export function StepTargetHealth({
-  flowId,
-  health,
-  canEdit,
-  onApplied,
-}: {
-  flowId: string;
-  health: TargetHealth | undefined;
-  canEdit: boolean;
-  onApplied(): void;
-}) {
-  const apply = useMutation({
-    mutationFn: (h: TargetHealth) =>
-      must(
-        api.POST('/api/flows/{id}/steps/{stepId}/apply-suggested-selector', {
-          params: { path: { id: flowId, stepId: h.stepId! } },
-          body: { suggestedSelector: h.suggestedSelector! },
-        }),
-      ),
-    onSuccess: onApplied,
-  });
-  if (!health) return null;
-  return (
-    <section className="target-health" aria-label="Target health">
-      <HealthBadge health={health} />
-      <span className="muted">
-        7 days: {health.found} found · {health.healed} healed · {health.missing} missing · {health.ambiguous}{' '}
-        ambiguous
-      </span>
-      {health.suggestedSelector ? (
-        <>
-          <span>
-            Suggested: <code>{health.suggestedSelector}</code>
-          </span>
-          {canEdit ? (
-            <Button onClick={() => apply.mutate(health)} busy={apply.isPending}>
-              Apply suggested selector
-            </Button>
-          ) : null}
-        </>
-      ) : null}
-      <FormError error={apply.error} />
-    </section>
-  );
-}
 
 /**
  * "Pick element": asks for the site URL, makes a pick token, opens the page with it in a new tab,
  * and polls for the pick every second; `onPicked` fills the form.
  */
 export function PickElement({
-  flowId,
-  stepId,
+  target,
+  saveLabel,
   onPicked,
 }: {
-  flowId: string;
-  stepId: string;
-  onPicked(selector: string, fingerprint: Record<string, unknown> | null): void;
+  target: TargetRef;
+  /** What the author saves to keep the pick ("the step", "the tooltip"). */
+  saveLabel: string;
+  onPicked(picked: Picked): void;
 }) {
   const [open, setOpen] = useState(false);
   const [site, setSite] = useState(lastSiteUrl);
   const [urlError, setUrlError] = useState<string>();
   const [pick, setPick] = useState<PickState>({ state: 'idle' });
   const start = useMutation({
-    mutationFn: async () =>
-      (await must(api.POST('/api/pick-tokens', { body: { itemKind: 'flow', itemId: flowId, stepId } }))).data,
+    mutationFn: async () => (await must(api.POST('/api/pick-tokens', { body: pickTokenBody(target) }))).data,
     onSuccess: (token) => {
       const url = pickUrl(site, token.token)!;
       rememberSiteUrl(site.trim());
@@ -123,7 +51,7 @@ export function PickElement({
       const next = afterPoll(pick, data);
       if (next !== pick) {
         setPick(next);
-        if (next.state === 'picked') onPicked(next.selector, next.fingerprint);
+        if (next.state === 'picked') onPicked({ selector: next.selector, fingerprint: next.fingerprint });
       }
       return data;
     },
@@ -148,13 +76,13 @@ export function PickElement({
         </span>
       ) : null}
       {pick.state === 'picked' ? (
-        <span role="status">Picked: the selector is filled in. Save the step to keep it.</span>
+        <span role="status">Picked: the selector is filled in. Save {saveLabel} to keep it.</span>
       ) : null}
       {pick.state === 'expired' ? (
         <Notice kind="error">The pick link expired (10 minutes): pick again.</Notice>
       ) : null}
       <Modal open={open} title="Pick the element on your site" onClose={() => setOpen(false)}>
-        {/* Not a <form>: this dialog sits inside the step's form. */}
+        {/* Not a <form>: this dialog sits inside the editor's form. */}
         <div className="modal-body">
           <TextField
             label="Page URL"

@@ -3,8 +3,8 @@ import { Link } from 'react-router';
 import { api, must } from '../../app/api';
 import { useCan } from '../../app/session';
 import { Button, Crumb, DataTable, FormError, formatDate, Loading, Notice, Page } from '../../kit';
-import { HealthBadge } from './step-targeting';
-import type { TargetAttention } from './target-health';
+import { applySuggestedSelector, HealthBadge } from './health-panel';
+import { editorPath, type TargetAttention, targetOf } from './target-health';
 
 /**
  * "Needs attention" (issue 40): every step and tooltip / beacon whose lookups mostly fail, in the
@@ -19,20 +19,7 @@ export default function NeedsAttentionPage() {
     refetchInterval: 60_000,
   });
   const apply = useMutation({
-    mutationFn: (e: TargetAttention) =>
-      e.itemKind === 'flow'
-        ? must(
-            api.POST('/api/flows/{id}/steps/{stepId}/apply-suggested-selector', {
-              params: { path: { id: e.itemId, stepId: e.stepId! } },
-              body: { suggestedSelector: e.suggestedSelector! },
-            }),
-          )
-        : must(
-            api.POST('/api/content/{type}/{id}/apply-suggested-selector', {
-              params: { path: { type: e.contentType as 'tooltips' | 'beacons', id: e.itemId } },
-              body: { suggestedSelector: e.suggestedSelector! },
-            }),
-          ),
+    mutationFn: (e: TargetAttention) => applySuggestedSelector(targetOf(e)!, e.suggestedSelector!),
     onSuccess: () => void client.invalidateQueries({ queryKey: ['target-health'] }),
   });
   const rows = list.data ?? [];
@@ -44,7 +31,7 @@ export default function NeedsAttentionPage() {
           Needs attention
         </Crumb>
       }
-      description="Steps whose element the SDK mostly fails to find on your pages (last hour, or 7 days)."
+      description="Flow steps, tooltips and beacons whose element the SDK mostly fails to find on your pages (last hour, or 7 days)."
     >
       {list.isPending ? <Loading /> : null}
       <FormError error={list.error ?? apply.error} />
@@ -65,18 +52,20 @@ export default function NeedsAttentionPage() {
             columns={[
               {
                 name: 'Where',
-                cell: (e) =>
-                  e.itemKind === 'flow' ? (
-                    <Link to={`/flows/${e.itemId}`}>
-                      {e.itemName}, step {e.order + 1}
-                    </Link>
-                  ) : (
-                    <Link to={`/content/${e.contentType}/${e.itemId}`}>{e.itemName}</Link>
-                  ),
+                cell: (e) => {
+                  const target = targetOf(e);
+                  const name = e.itemKind === 'flow' ? `${e.itemName}, step ${e.order + 1}` : e.itemName;
+                  return target ? <Link to={editorPath(target)}>{name}</Link> : name;
+                },
               },
+              { name: 'Kind', cell: (e) => kindOf(e), cellStyle: NOWRAP },
               { name: 'Selector', cell: (e) => <code>{e.targetSelector}</code> },
               { name: 'Health', cell: (e) => <HealthBadge health={e} /> },
-              { name: 'When', cell: (e) => (e.attention === 'hour' ? 'Last hour' : '7 days') },
+              {
+                name: 'When',
+                cell: (e) => (e.attention === 'hour' ? 'Last hour' : '7 days'),
+                cellStyle: NOWRAP,
+              },
               { name: 'Missing', num: true, cell: (e) => e.missing + e.ambiguous },
               { name: 'Found', num: true, cell: (e) => e.found + e.healed },
               { name: 'Last seen', cell: (e) => (e.lastSeenAt ? formatDate(e.lastSeenAt) : '—') },
@@ -86,7 +75,7 @@ export default function NeedsAttentionPage() {
                   e.suggestedSelector ? (
                     <>
                       <code>{e.suggestedSelector}</code>{' '}
-                      {canEdit ? (
+                      {canEdit && targetOf(e) ? (
                         <Button onClick={() => apply.mutate(e)} busy={apply.isPending}>
                           Apply
                         </Button>
@@ -103,3 +92,8 @@ export default function NeedsAttentionPage() {
     </Page>
   );
 }
+
+const NOWRAP = { whiteSpace: 'nowrap' } as const;
+const KINDS: Record<string, string> = { tooltips: 'Tooltip', beacons: 'Beacon' };
+const kindOf = (e: TargetAttention) =>
+  e.itemKind === 'flow' ? 'Flow step' : (KINDS[e.contentType ?? ''] ?? e.contentType ?? 'Content');

@@ -1,12 +1,54 @@
 import type { Schemas } from '../../app/api';
 
 /**
- * Target health in the flow editor (issue 40): the pure rules between the API's answers and what
- * the editor shows — a step's badge, the broken steps, the pick link, a pick's outcome.
+ * Target health (issue 40): the pure rules between the API's answers and what the flow and content
+ * editors show — a target's badge, the broken ones, the pick link, a pick's outcome.
  */
 
 export type TargetHealth = Schemas['TargetHealth'];
 export type TargetAttention = Schemas['TargetAttention'];
+
+/** The content types with a target element (the others have no target health). */
+export const TARGETED_CONTENT = ['tooltips', 'beacons'] as const;
+export type TargetedContent = (typeof TARGETED_CONTENT)[number];
+export const isTargetedContent = (type: string | null | undefined): type is TargetedContent =>
+  (TARGETED_CONTENT as readonly (string | null | undefined)[]).includes(type);
+
+/** One target: a flow's step, or a tooltip or beacon. */
+export type TargetRef =
+  | { kind: 'flow'; flowId: string; stepId: string }
+  | { kind: 'content'; type: TargetedContent; id: string };
+
+/** The target a needs-attention entry names (null for a content type without targets). */
+export function targetOf(e: TargetAttention): TargetRef | null {
+  if (e.itemKind === 'flow') return e.stepId ? { kind: 'flow', flowId: e.itemId, stepId: e.stepId } : null;
+  return isTargetedContent(e.contentType) ? { kind: 'content', type: e.contentType, id: e.itemId } : null;
+}
+
+/** Where the target is edited in the dashboard. */
+export const editorPath = (t: TargetRef): string =>
+  t.kind === 'flow' ? `/flows/${t.flowId}` : `/content/${t.type}/${t.id}`;
+
+/** The body of `POST /api/pick-tokens` for a target. */
+export const pickTokenBody = (t: TargetRef) =>
+  t.kind === 'flow'
+    ? { itemKind: 'flow' as const, itemId: t.flowId, stepId: t.stepId }
+    : { itemKind: 'content' as const, itemId: t.id };
+
+export interface Picked {
+  selector: string;
+  fingerprint: Record<string, unknown> | null;
+}
+
+/**
+ * The `targetFingerprint` to save with a selector: the picked element's, while the selector is
+ * still the one picked. Otherwise none is sent: the service keeps the fingerprint of an unchanged
+ * selector and forgets it for another one.
+ */
+export const pickedFingerprint = (picked: Picked | undefined, selector: string) =>
+  picked && picked.selector === selector && picked.fingerprint
+    ? { targetFingerprint: picked.fingerprint as { v: 1; tag: string } }
+    : {};
 
 export interface Badge {
   label: string;
@@ -69,7 +111,7 @@ export function pickUrl(siteUrl: string, token: string): string | null {
 export type PickState =
   | { state: 'idle' }
   | { state: 'waiting'; id: string; url: string }
-  | { state: 'picked'; selector: string; fingerprint: Record<string, unknown> | null }
+  | ({ state: 'picked' } & Picked)
   | { state: 'expired' }
   | { state: 'failed'; message: string };
 

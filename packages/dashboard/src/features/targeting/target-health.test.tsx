@@ -1,19 +1,28 @@
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { pickApi } from '../../test/pick-api';
 import { renderPage } from '../../test/render';
-import { PickElement, StepTargetHealth } from './step-targeting';
+import { TargetHealthPanel } from './health-panel';
+import { PickElement } from './pick-element';
 import {
   afterPoll,
   brokenInLastHour,
+  editorPath,
   healthBadge,
   type PickState,
+  pickedFingerprint,
+  pickTokenBody,
   pickUrl,
   stepsNeedingAttention,
+  type TargetAttention,
   type TargetHealth,
+  targetOf,
 } from './target-health';
 
 const FLOW = '00000000-0000-4000-8000-00000000f001';
 const STEP = '00000000-0000-4000-8000-00000000a001';
+const TIP = '00000000-0000-4000-8000-00000000c001';
+const stepTarget = { kind: 'flow' as const, flowId: FLOW, stepId: STEP };
 const none = { found: 0, healed: 0, missing: 0, ambiguous: 0 };
 const h = (over: Partial<TargetHealth> = {}): TargetHealth => ({
   stepId: STEP,
@@ -65,6 +74,35 @@ describe('target health rules', () => {
     expect(pickUrl('app.acme.com', 't')).toBeNull();
   });
 
+  it('names a target by where it lives: its editor, its pick token, a needs-attention entry', () => {
+    const tip = { kind: 'content' as const, type: 'tooltips' as const, id: TIP };
+    expect(editorPath(stepTarget)).toBe(`/flows/${FLOW}`);
+    expect(editorPath(tip)).toBe(`/content/tooltips/${TIP}`);
+    expect(pickTokenBody(stepTarget)).toEqual({ itemKind: 'flow', itemId: FLOW, stepId: STEP });
+    expect(pickTokenBody(tip)).toEqual({ itemKind: 'content', itemId: TIP });
+    const entry = (over: Partial<TargetAttention>): TargetAttention => ({
+      ...h(),
+      itemKind: 'content',
+      itemId: TIP,
+      itemName: 'Help tip',
+      contentType: 'tooltips',
+      attention: 'week',
+      ...over,
+    });
+    expect(targetOf(entry({}))).toEqual(tip);
+    expect(targetOf(entry({ contentType: 'beacons' }))).toEqual({ ...tip, type: 'beacons' });
+    expect(targetOf(entry({ contentType: 'surveys' }))).toBeNull();
+    expect(targetOf(entry({ itemKind: 'flow', itemId: FLOW, contentType: null }))).toEqual(stepTarget);
+  });
+
+  it('saves a picked fingerprint only with the selector it was picked for', () => {
+    const picked = { selector: '#save', fingerprint: { v: 1, tag: 'button' } };
+    expect(pickedFingerprint(picked, '#save')).toEqual({ targetFingerprint: { v: 1, tag: 'button' } });
+    expect(pickedFingerprint(picked, '#save-2')).toEqual({});
+    expect(pickedFingerprint({ selector: '#save', fingerprint: null }, '#save')).toEqual({});
+    expect(pickedFingerprint(undefined, '#save')).toEqual({});
+  });
+
   it('moves from waiting to picked or expired on a poll, and stays otherwise', () => {
     const waiting: PickState = { state: 'waiting', id: 'p', url: 'u' };
     const pending = { status: 'pending' as const, selector: null, fingerprint: null };
@@ -81,12 +119,12 @@ describe('target health rules', () => {
   });
 });
 
-describe('StepTargetHealth', () => {
+describe('TargetHealthPanel', () => {
   it('applies the suggested selector in one click, sending the suggestion seen', async () => {
     const onApplied = vi.fn();
     const { calls } = renderPage(
-      <StepTargetHealth
-        flowId={FLOW}
+      <TargetHealthPanel
+        target={stepTarget}
         health={h({ status: 'warning', healed: 3, suggestedSelector: 'button::-p-text("Save")' })}
         canEdit
         onApplied={onApplied}
@@ -107,8 +145,8 @@ describe('StepTargetHealth', () => {
 
   it('offers nothing to apply to a viewer, or without a suggestion', () => {
     renderPage(
-      <StepTargetHealth
-        flowId={FLOW}
+      <TargetHealthPanel
+        target={stepTarget}
         health={h({ suggestedSelector: '#x' })}
         canEdit={false}
         onApplied={vi.fn()}
@@ -127,28 +165,15 @@ describe('PickElement', () => {
   it('asks for the site URL, opens it with the token, polls, and fills the form when picked', async () => {
     const open = vi.spyOn(window, 'open').mockReturnValue(null);
     const onPicked = vi.fn();
-    let polls = 0;
-    const { calls, user } = renderPage(<PickElement flowId={FLOW} stepId={STEP} onPicked={onPicked} />, {
-      api: {
-        'POST /api/pick-tokens': () => ({
-          status: 201,
-          body: {
-            data: {
-              id: 'pick-1',
-              token: 'gpk_tok',
-              expiresAt: '2030-01-01T00:00:00Z',
-              itemKind: 'flow',
-              itemId: FLOW,
-              stepId: STEP,
-            },
-          },
-        }),
-        'GET /api/pick-tokens/:id': () =>
-          ++polls < 2
-            ? { data: { status: 'pending', selector: null, fingerprint: null } }
-            : { data: { status: 'picked', selector: '#save', fingerprint: { v: 1, tag: 'button' } } },
+    const { calls, user } = renderPage(
+      <PickElement target={stepTarget} saveLabel="the step" onPicked={onPicked} />,
+      {
+        api: pickApi(
+          { itemKind: 'flow', itemId: FLOW, stepId: STEP },
+          { selector: '#save', fingerprint: { v: 1, tag: 'button' } },
+        ),
       },
-    });
+    );
     await user.click(screen.getByRole('button', { name: 'Pick element' }));
     const url = await screen.findByRole('textbox', { name: 'Page URL' });
     await user.click(screen.getByRole('button', { name: 'Open and pick' }));
@@ -167,10 +192,14 @@ describe('PickElement', () => {
       body: { itemKind: 'flow', itemId: FLOW, stepId: STEP },
     });
     expect(screen.getByText(/Waiting for your pick/)).toBeTruthy();
-    await waitFor(() => expect(onPicked).toHaveBeenCalledWith('#save', { v: 1, tag: 'button' }), {
-      timeout: 5_000,
-    });
-    expect(screen.getByText(/Picked: the selector is filled in/)).toBeTruthy();
+    await waitFor(
+      () =>
+        expect(onPicked).toHaveBeenCalledWith({ selector: '#save', fingerprint: { v: 1, tag: 'button' } }),
+      {
+        timeout: 5_000,
+      },
+    );
+    expect(screen.getByText('Picked: the selector is filled in. Save the step to keep it.')).toBeTruthy();
     expect(localStorage.getItem('guidance:pick-site')).toBe('https://app.acme.com/settings');
   });
 });
