@@ -16810,6 +16810,8 @@ export interface operations {
                         config: {
                             /** @enum {string} */
                             contentType: "flow" | "tooltip" | "beacon" | "task-list" | "survey" | "announcement" | "self-help" | "nps-survey";
+                            /** @description delivery priority of the item when this step serves it (absent: the item's own); higher first, may be negative */
+                            priority?: number;
                         };
                         /** Format: uuid */
                         contentId: string;
@@ -17131,6 +17133,8 @@ export interface operations {
                         config: {
                             /** @enum {string} */
                             contentType: "flow" | "tooltip" | "beacon" | "task-list" | "survey" | "announcement" | "self-help" | "nps-survey";
+                            /** @description delivery priority of the item when this step serves it (absent: the item's own); higher first, may be negative */
+                            priority?: number;
                         };
                         /** Format: uuid */
                         contentId: string;

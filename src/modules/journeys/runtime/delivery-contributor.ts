@@ -58,7 +58,12 @@ export interface JourneyDeliveryData {
   /** Content ids of CONTENT nodes the snapshot holds (existing, not archived). */
   available: Set<string>;
   audienceOnly: AudienceOnly[];
+  /** The `priority` of CONTENT nodes that set one, by `nodeKey` (journey, version, node). */
+  nodePriority: Map<string, number>;
 }
+
+const nodeKey = (journeyId: string, version: number | null, nodeId: string) =>
+  `${journeyId}:${version}:${nodeId}`;
 
 type StateEntry = EnrollmentStateEntry;
 
@@ -196,7 +201,9 @@ function asStored(choice: ContributorChoice, winners: Map<string, JourneyDue | n
     const winner = winners.get(item.live.ref.id);
     if (winner && !journeys.some((j) => j.enrollmentId === winner.enrollmentId)) journeys.push(winner);
   }
-  return { journeys, include: [...new Set(journeys.map((j) => j.contentId))] };
+  const include = [...new Set(journeys.map((j) => j.contentId))];
+  const priorities = choice.priorities?.filter((p) => include.includes(p.id));
+  return { journeys, include, ...(priorities?.length ? { priorities } : {}) };
 }
 
 export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUserState> = {
@@ -205,7 +212,7 @@ export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUs
   async load(tx, tenantId) {
     const journeyRows = await listDeliveryJourneys(tx, tenantId);
     if (journeyRows.length === 0)
-      return { data: { live: new Set(), available: new Set(), audienceOnly: [] } };
+      return { data: { live: new Set(), available: new Set(), audienceOnly: [], nodePriority: new Map() } };
     const heads: VersionHead[] = [];
     for (const j of journeyRows) {
       if (j.liveVersion !== null) heads.push({ tenantId, journeyId: j.id, version: j.liveVersion });
@@ -218,9 +225,14 @@ export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUs
     }
     const graphs = await graphsOf(tx, heads);
     const refs: { id: string; type: string }[] = [];
-    for (const graph of graphs.values()) {
+    const nodePriority = new Map<string, number>();
+    for (const [key, graph] of graphs) {
+      const journeyId = key.slice(0, key.indexOf(':'));
       for (const n of graph.nodes.values()) {
-        if (n.type === 'CONTENT') refs.push({ id: n.contentId, type: n.config.contentType });
+        if (n.type !== 'CONTENT') continue;
+        refs.push({ id: n.contentId, type: n.config.contentType });
+        if (n.config.priority !== undefined)
+          nodePriority.set(nodeKey(journeyId, graph.version, n.id), n.config.priority);
       }
     }
     const items = await onDemandItems(tx, tenantId, refs);
@@ -244,6 +256,7 @@ export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUs
         live: new Set(journeyRows.map((j) => j.id)),
         available: new Set(items.map((i) => i.servable.id)),
         audienceOnly,
+        nodePriority,
       },
     };
   },
@@ -257,13 +270,18 @@ export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUs
     const journeys: JourneyDue[] = [];
     const include: string[] = [];
     const remember: RememberItem[] = [];
+    const priorities: { id: string; priority: number }[] = [];
+    // A CONTENT node's own priority, when it sets one, replaces its item's (issue 38).
+    const withPriority = (d: JourneyDue, version: number | null) => {
+      journeys.push(d);
+      include.push(d.contentId);
+      const priority = data.nodePriority.get(nodeKey(d.journeyId, version, d.nodeId));
+      if (priority !== undefined) priorities.push({ id: d.contentId, priority });
+    };
     const entries = state?.entries ?? [];
     for (const entry of entries) {
       const d = due(entry, data);
-      if (d) {
-        journeys.push(d);
-        include.push(d.contentId);
-      }
+      if (d) withPriority(d, entry.v);
     }
     if (facts.endUserId !== null) {
       for (const j of data.audienceOnly) {
@@ -282,13 +300,15 @@ export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUs
         );
         remember.push({ journeyId: j.id, live, reentry: j.reentry, available: data.available });
         const content = dueOf(j.id, live.ref.id, dueContent(live.state), data.available);
-        if (content) {
-          journeys.push(content);
-          include.push(content.contentId);
-        }
+        if (content) withPriority(content, j.graph.version);
       }
     }
-    return { journeys, include, ...(remember.length > 0 ? { remember } : {}) };
+    return {
+      journeys,
+      include,
+      ...(priorities.length > 0 ? { priorities } : {}),
+      ...(remember.length > 0 ? { remember } : {}),
+    };
   },
 
   async remember(exec, entries) {

@@ -336,9 +336,10 @@ export async function findMedianTimeToGoal(exec: Executor, tenantId: string, jou
 
 // ---- the session's user state ------------------------------------------------------------------
 
-/** Per enrollment: journey, id, status, enrolled/ended (ms), waiting. */
+/** Per enrollment: journey, its version, id, status, enrolled/ended (ms), waiting. */
 export interface EnrollmentStateEntry {
   j: string;
+  v: number | null;
   e: string;
   s: string;
   a: number;
@@ -346,7 +347,9 @@ export interface EnrollmentStateEntry {
   w: EnrollmentState['waiting'];
 }
 
-const entryOf = (x: SQL) => sql`jsonb_build_object('j', ${x}.journey_id, 'e', ${x}.id, 's', ${x}.status,
+const entryOf = (
+  x: SQL,
+) => sql`jsonb_build_object('j', ${x}.journey_id, 'v', ${x}.journey_version, 'e', ${x}.id, 's', ${x}.status,
   'a', (extract(epoch from ${x}.enrolled_at) * 1000)::float8, 'x', (extract(epoch from ${x}.ended_at) * 1000)::float8,
   'w', ${x}.state -> 'waiting')`;
 
@@ -357,7 +360,7 @@ const entryOf = (x: SQL) => sql`jsonb_build_object('j', ${x}.journey_id, 'e', ${
  */
 export const enrollmentsOfUser: UserStateQuery<EnrollmentStateEntry[]> = {
   sql: (tenant, endUser) => {
-    const columns = sql`${e.journeyId} as journey_id, ${e.id} as id, ${e.status} as status,
+    const columns = sql`${e.journeyId} as journey_id, ${e.journeyVersion} as journey_version, ${e.id} as id, ${e.status} as status,
       ${e.enrolledAt} as enrolled_at, ${e.endedAt} as ended_at, ${e.state} as state`;
     return sql`(select coalesce(jsonb_agg(${entryOf(sql`x`)}), '[]'::jsonb)
       from (
