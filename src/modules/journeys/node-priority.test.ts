@@ -56,7 +56,7 @@ describe('priority on journey CONTENT nodes', () => {
         ...canvas(flow, ids, bad as number),
       });
       const error = expectError(res, 400, 'VALIDATION_ERROR');
-      expect(JSON.stringify(error.details)).toContain('priority');
+      expect((error.details as { path: string }[]).map((d) => d.path)).toContain('nodes.1.config.priority');
     }
     const ok = await dashboard(t, tenant, 'POST', '/api/journeys', {
       name: 'J',
