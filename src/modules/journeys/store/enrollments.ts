@@ -243,16 +243,6 @@ export async function reassignEnrollments(tx: Executor, tenantId: string, fromId
     );
 }
 
-/** Whether any enrollment of the journey is in progress. */
-export async function hasEnrollmentsInProgress(tx: Executor, tenantId: string, journeyId: string) {
-  const rows = await tx
-    .select({ id: e.id })
-    .from(e)
-    .where(and(eq(e.tenantId, tenantId), eq(e.journeyId, journeyId), eq(e.status, 'in_progress')))
-    .limit(1);
-  return rows.length > 0;
-}
-
 // ---- the API's reads -----------------------------------------------------------------------------
 
 const withEndUser = {
