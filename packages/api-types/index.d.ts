@@ -3301,10 +3301,110 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Publish a journey (or resume a paused one)
+         * Publish a journey (or resume a paused one; a published one with unpublished changes: the next version)
          * @description Needs the EDITOR role or higher.
          */
         post: operations["postJourneyPublish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/journeys/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List versions (newest first)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getJourneyVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/journeys/{id}/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version (its snapshot)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getJourneyVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/journeys/{id}/versions/{a}/diff/{b}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two versions (fields; steps, nodes and edges added, removed, moved, changed)
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getJourneyVersionDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/journeys/{id}/versions/{n}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version into the working copy (publish to serve it)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postJourneyVersionRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/journeys/{id}/versions/{n}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back: publish a version again (as a new version, live at once)
+         * @description Needs the EDITOR role or higher.
+         */
+        post: operations["postJourneyVersionPublish"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4121,6 +4221,10 @@ export interface components {
                 edges: number;
                 enrollments: number;
             };
+            /** @description The live (published) version; null before the first publish */
+            version?: number | null;
+            /** @description The working copy differs from the live version (publish to serve it) */
+            hasUnpublishedChanges?: boolean;
             audience: {
                 /** Format: uuid */
                 id: string;
@@ -16706,6 +16810,8 @@ export interface operations {
                         config: {
                             /** @enum {string} */
                             contentType: "flow" | "tooltip" | "beacon" | "task-list" | "survey" | "announcement" | "self-help" | "nps-survey";
+                            /** @description delivery priority of the item when this step serves it (absent: the item's own); higher first, may be negative */
+                            priority?: number;
                         };
                         /** Format: uuid */
                         contentId: string;
@@ -17027,6 +17133,8 @@ export interface operations {
                         config: {
                             /** @enum {string} */
                             contentType: "flow" | "tooltip" | "beacon" | "task-list" | "survey" | "announcement" | "self-help" | "nps-survey";
+                            /** @description delivery priority of the item when this step serves it (absent: the item's own); higher first, may be negative */
+                            priority?: number;
                         };
                         /** Format: uuid */
                         contentId: string;
@@ -17148,6 +17256,196 @@ export interface operations {
             };
             cookie?: never;
         };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Journey"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getJourneyVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            /** @description The user who published (null: the scheduler or the migration) */
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description Stored size of the snapshot */
+                            bytes: number;
+                            /** @description The version the SDK serves while the item is published */
+                            live: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getJourneyVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            note: string | null;
+                            publishedBy: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            /** @description The item's versioned fields */
+                            snapshot: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getJourneyVersionDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                a: number;
+                b: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            from: number;
+                            to: number;
+                            fields: {
+                                path: string;
+                                from: unknown;
+                                to: unknown;
+                            }[];
+                            /** @description Flows: steps; journeys: nodes and edges (added, removed, moved, changed) */
+                            collections: {
+                                [key: string]: {
+                                    added: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    removed: {
+                                        id: string;
+                                        index: number;
+                                        entry: unknown;
+                                    }[];
+                                    moved: {
+                                        id: string;
+                                        from: number;
+                                        to: number;
+                                    }[];
+                                    changed: {
+                                        id: string;
+                                        fields: {
+                                            path: string;
+                                            from: unknown;
+                                            to: unknown;
+                                        }[];
+                                    }[];
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postJourneyVersionRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
         requestBody?: never;
         responses: {
             /** @description OK */
@@ -17166,6 +17464,46 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    postJourneyVersionPublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the version */
+                    note?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Journey"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };

@@ -8,7 +8,7 @@ import { type Live, persist } from '../../src/modules/journeys/runtime/persist.j
 import { newId } from '../../src/platform/ids.js';
 
 /**
- * A PUBLISHED journey `TRIGGER(MANUAL) → W1 (WAIT) → W2 (WAIT, a year) → EXIT` and `count`
+ * A PUBLISHED journey (version 1, live) `TRIGGER(MANUAL) → W1 (WAIT) → W2 (WAIT, a year) → EXIT` and `count`
  * enrollments waiting at W1, written straight to the store as the runtime itself would write them
  * (the pure machine's `enter`, then `persist`): timers due at `dueAt(i)`. For the crash and
  * multi-instance tests and the timers benchmark.
@@ -48,12 +48,39 @@ export async function seedWaitingEnrollments(
     { sourceNodeId: ids.w2, targetNodeId: ids.exit },
   ];
   const journeyId = newId();
+  const siteId = randomUUID();
   await db.db.transaction(async (tx) => {
     await rawQuery(
       tx,
-      `insert into journeys (id, tenant_id, site_id, name, status, settings, trigger_type, published_at)
-       values ($1, $2, $3, 'Seeded timers', 'PUBLISHED', '{"reentry":"never"}', 'MANUAL', now())`,
-      [journeyId, tenantId, randomUUID()],
+      `insert into journeys (id, tenant_id, site_id, name, status, settings, trigger_type, live_version, published_at)
+       values ($1, $2, $3, 'Seeded timers', 'PUBLISHED', '{"reentry":"never"}', 'MANUAL', 1, now())`,
+      [journeyId, tenantId, siteId],
+    );
+    // Version 1, live: what the engine runs (docs/versions.md).
+    await rawQuery(
+      tx,
+      `insert into item_versions (tenant_id, item_type, item_id, version, snapshot) values ($1, 'journey', $2, 1, $3)`,
+      [
+        tenantId,
+        journeyId,
+        JSON.stringify({
+          name: 'Seeded timers',
+          description: null,
+          siteId,
+          audienceId: null,
+          settings: { reentry: 'never' },
+          goalConfig: null,
+          allowAnonymous: false,
+          nodes,
+          edges,
+        }),
+      ],
+    );
+    await rawQuery(
+      tx,
+      `insert into live_item_versions (tenant_id, item_type, item_id, version, published_at)
+       values ($1, 'journey', $2, 1, now())`,
+      [tenantId, journeyId],
     );
     await rawQuery(
       tx,
@@ -82,7 +109,7 @@ export async function seedWaitingEnrollments(
       ],
     );
   });
-  const graph = compileJourney({ nodes, edges, goalConfig: null });
+  const graph = { ...compileJourney({ nodes, edges, goalConfig: null }), version: 1 };
   const enrollmentIds: string[] = [];
   const chunk = opts.chunk ?? 5_000;
   for (let start = 0; start < count; start += chunk) {

@@ -40,8 +40,11 @@ export const journeys = pgTable(
     settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
     goalConfig: jsonb('goal_config').$type<Record<string, unknown> | null>(),
     allowAnonymous: boolean('allow_anonymous').notNull().default(false),
+    // The live version's TRIGGER type (null before the first publish), migration 0098.
     triggerType: text('trigger_type'),
     canvasVersion: integer('canvas_version').notNull().default(1),
+    // Mirrors the journey's live_item_versions row (migration 0098): the version the engine runs.
+    liveVersion: integer('live_version'),
     publishedAt: ts('published_at'),
     archivedAt: ts('archived_at'),
     createdAt: created(),
@@ -109,6 +112,8 @@ export const journeyEnrollments = pgTable(
     currentNodeId: uuid('current_node_id'),
     // json, not jsonb: written and read whole, never searched (migration 0057).
     state: json('state').$type<Record<string, unknown>>().notNull(),
+    // The journey version the enrollment runs (the one live when it entered), migration 0098.
+    journeyVersion: integer('journey_version'),
     enrolledAt: ts('enrolled_at').notNull(),
     endedAt: ts('ended_at'),
     goalReachedAt: ts('goal_reached_at'),

@@ -1,17 +1,10 @@
 import type { Executor } from '../../db/client.js';
 import type { ServiceCtx } from '../../platform/context.js';
 import { AppError, invalidTransition, notFound, validationError } from '../../platform/errors.js';
-import type { GoalConfig } from './engine/schemas.js';
 import { enrollRefusal } from './engine/triggers.js';
 import { findJourney, journeyMissing } from './records.js';
-import {
-  lockAndReadPrevious,
-  pairKey,
-  reentryOf,
-  ruleContextFor,
-  startEnrollment,
-} from './runtime/enroll.js';
-import { graphsOf } from './runtime/graphs.js';
+import { lockAndReadPrevious, pairKey, ruleContextFor, startEnrollment } from './runtime/enroll.js';
+import { graphsOf, versionKey } from './runtime/graphs.js';
 import { persist } from './runtime/persist.js';
 import type { EnrollInput, ListEnrollmentsQuery } from './schemas.js';
 import { findEndUserOf } from './store/end-users.js';
@@ -57,15 +50,20 @@ export async function enrollByHand(ctx: ServiceCtx, journeyId: string, input: En
   return ctx.db.transaction(async (tx) => {
     const journey = await findJourney(tx, ctx.tenantId, journeyId);
     if (!journey) throw journeyMissing();
-    if (journey.status !== 'PUBLISHED') throw invalidTransition(journey.status, 'enroll');
-    if (input.anonymousId !== undefined && !journey.allowAnonymous) {
+    if (journey.status !== 'PUBLISHED' || journey.liveVersion === null)
+      throw invalidTransition(journey.status, 'enroll');
+    // The live version decides, not the working copy.
+    const graph = (
+      await graphsOf(tx, [{ tenantId: ctx.tenantId, journeyId: journey.id, version: journey.liveVersion }])
+    ).get(versionKey(journey.id, journey.liveVersion))!;
+    if (input.anonymousId !== undefined && !graph.allowAnonymous) {
       throw validationError([
         { path: 'anonymousId', message: 'this journey does not allow anonymous enrollment (allowAnonymous)' },
       ]);
     }
     const user = await findEndUserOf(tx, ctx.tenantId, input.userId ?? null, input.anonymousId ?? null);
     if (!user) throw notFound('End user');
-    if (user.externalId === null && !journey.allowAnonymous) {
+    if (user.externalId === null && !graph.allowAnonymous) {
       throw validationError([
         {
           path: 'userId',
@@ -75,11 +73,7 @@ export async function enrollByHand(ctx: ServiceCtx, journeyId: string, input: En
     }
     const previous = await lockAndReadPrevious(tx, [{ journeyId: journey.id, endUserId: user.id }]);
     const nowMs = ctx.now.getTime();
-    const refusal = enrollRefusal(
-      reentryOf(journey.settings),
-      previous.get(pairKey(journey.id, user.id)) ?? [],
-      nowMs,
-    );
+    const refusal = enrollRefusal(graph.reentry, previous.get(pairKey(journey.id, user.id)) ?? [], nowMs);
     if (refusal !== null) {
       const messages = {
         in_progress: 'The end user is already in progress in this journey',
@@ -88,15 +82,8 @@ export async function enrollByHand(ctx: ServiceCtx, journeyId: string, input: En
       };
       throw new AppError('ALREADY_ENROLLED', messages[refusal], { reason: refusal });
     }
-    const graphs = await graphsOf(tx, [
-      {
-        id: journey.id,
-        canvasVersion: journey.canvasVersion,
-        goalConfig: journey.goalConfig as GoalConfig | null,
-      },
-    ]);
     const live = startEnrollment(
-      graphs.get(journey.id)!,
+      graph,
       { tenantId: ctx.tenantId, journeyId: journey.id, endUserId: user.id },
       nowMs,
       ruleContextFor(user.externalId, user.traits),

@@ -310,16 +310,23 @@ describe('GET, PATCH, PUT /canvas', () => {
     );
   });
 
-  it('a live journey keeps a publishable canvas and goal (400 naming the node); archived refuses the canvas (409)', async () => {
+  it('a live journey edits a working copy (not validated until republished: 400 naming the node); archived refuses the canvas (409)', async () => {
     const flow = await createFlow(t, acme);
     const c = simpleCanvas(flow.id);
     const journey = await create(acme, { nodes: c.nodes, edges: c.edges });
     expect((await callAs(t, acme, 'POST', `/api/journeys/${journey.id}/publish`)).statusCode).toBe(200);
+    // Issue 39: the canvas of a published journey is its working copy; publish validates it.
     const res = await callAs(t, acme, 'PUT', `/api/journeys/${journey.id}/canvas`, {
       nodes: c.nodes,
       edges: c.edges.slice(0, 2),
     });
-    const error = expectError(res, 400, 'VALIDATION_ERROR');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toMatchObject({ status: 'PUBLISHED', version: 1, hasUnpublishedChanges: true });
+    const error = expectError(
+      await callAs(t, acme, 'POST', `/api/journeys/${journey.id}/publish`),
+      400,
+      'VALIDATION_ERROR',
+    );
     expect(error.details).toEqual([
       { path: 'nodes[2]', nodeId: c.n.content, message: 'a CONTENT needs an unlabelled edge leaving it' },
       { path: 'nodes[3]', nodeId: c.n.exit, message: 'not reachable from the TRIGGER' },

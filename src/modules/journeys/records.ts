@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/client.js';
 import { contentNotFound, validationError } from '../../platform/errors.js';
 import { isUuid } from '../../platform/ids.js';
+import { type ItemKey, versionState } from '../versions/index.js';
 import type { JourneyGraph } from './engine/graph.js';
 import {
   CONTENT_SLUGS,
@@ -115,14 +116,42 @@ export const toListItem = (
   _count: count,
 });
 
-/** The full record: the journey, its canvas, its audience (id, name, description) and counts. */
+export const journeyKey = (tenantId: string, itemId: string): ItemKey => ({
+  tenantId,
+  itemType: 'journey',
+  itemId,
+});
+
+/**
+ * A journey's versioned fields (docs/versions.md), as a version holds them and migrations 0090 and
+ * 0098 wrote them: nodes without a null contentId, edges without a null label.
+ */
+export const journeySnapshot = (row: JourneyRow, canvas: Canvas) => ({
+  name: row.name,
+  description: row.description,
+  siteId: row.siteId,
+  audienceId: row.audienceId,
+  settings: row.settings,
+  goalConfig: row.goalConfig,
+  allowAnonymous: row.allowAnonymous,
+  nodes: canvas.nodes as unknown as Record<string, unknown>[],
+  edges: canvas.edges as unknown as Record<string, unknown>[],
+});
+export type JourneySnapshot = ReturnType<typeof journeySnapshot>;
+
+/**
+ * The full record: the journey, its canvas (the working copy), its audience (id, name,
+ * description), counts, its live version and whether the working copy differs from it.
+ */
 export async function journeyRecordOf(exec: Executor, row: JourneyRow) {
   const canvas = await loadCanvas(exec, row.tenantId, row.id);
   const count = (await countsOf(exec, row.tenantId, [row.id])).get(row.id)!;
   let audience: { id: string; name: string; description: string | null } | null = null;
   if (row.audienceId) audience = (await findAudienceSummary(exec, row.tenantId, row.audienceId)) ?? null;
+  const state = await versionState(exec, journeyKey(row.tenantId, row.id), journeySnapshot(row, canvas));
   return {
     ...toListItem(row, count),
+    ...state,
     audience,
     nodes: canvas.nodes.map((n) => ({
       id: n.id,

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRole } from '../../platform/auth/guard.js';
 import { ctxOf } from '../../platform/context.js';
 import { errors, idParams } from '../../platform/http/schemas.js';
+import { publishBody, registerVersionRoutes } from '../versions/index.js';
 import { journeyAnalytics } from './analytics.js';
 import { enrollByHand, listEnrollments } from './enrollments.js';
 import {
@@ -21,6 +22,7 @@ import {
   archiveJourney,
   createJourney,
   getJourney,
+  journeyVersions,
   listJourneys,
   pauseJourney,
   publishJourney,
@@ -122,8 +124,27 @@ export const journeyRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => ({ data: await archiveJourney(ctxOf(request), request.params.id) }),
   );
 
+  app.post(
+    '/api/journeys/:id/publish',
+    {
+      config: editor,
+      schema: {
+        tags,
+        summary:
+          'Publish a journey (or resume a paused one; a published one with unpublished changes: the next version)',
+        params: idParams,
+        body: publishBody,
+        response: { 200: journeyResponse, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => ({
+      data: await publishJourney(ctxOf(request), request.params.id, request.body?.note),
+    }),
+  );
+
+  registerVersionRoutes(app, journeyVersions);
+
   const lifecycle = [
-    ['publish', publishJourney, 'Publish a journey (or resume a paused one)'],
     ['unpublish', unpublishJourney, 'Unpublish a journey (back to draft; enrollments go on)'],
     ['pause', pauseJourney, 'Pause a journey (no new enrollments; enrollments go on)'],
     ['restore', restoreJourney, 'Restore an archived journey (back to draft)'],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { dataOf, jsonObject, listOf, timestamp, uuid } from '../../platform/http/schemas.js';
 import { paginationQuery } from '../../platform/pagination.js';
+import { versionFields } from '../versions/index.js';
 import { ENROLLMENT_STATUSES } from './engine/machine.js';
 import {
   canvasSchema,
@@ -136,6 +137,7 @@ export const journeyListItem = z.object(journeyBase).meta({ id: 'JourneyListItem
 export const journeyRecord = z
   .object({
     ...journeyBase,
+    ...versionFields,
     audience: z.object({ id: uuid, name: z.string(), description: z.string().nullable() }).nullable(),
     nodes: z.array(journeyNodeRecord),
     edges: z.array(journeyEdgeRecord),

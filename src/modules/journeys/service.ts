@@ -1,13 +1,15 @@
-import type { Executor } from '../../db/client.js';
+import type { Executor, Transaction } from '../../db/client.js';
 import { recordAudits } from '../../platform/audit.js';
 import { audit, type ServiceCtx } from '../../platform/context.js';
 import { invalidTransition } from '../../platform/errors.js';
+import { idParams } from '../../platform/http/schemas.js';
 import { isUuid, newId } from '../../platform/ids.js';
 import type { Referrer } from '../../platform/references.js';
 import { sameJson } from '../../platform/same-json.js';
 import { stateColumns } from '../../platform/state-machine.js';
 import { assertAudienceUsable } from '../audiences/index.js';
 import { assertPlanAllows } from '../pricing/index.js';
+import { publishSnapshot, type VersionedKind } from '../versions/index.js';
 import type { GoalConfig, JourneyNodeInput } from './engine/schemas.js';
 import {
   assertPublishable,
@@ -15,14 +17,23 @@ import {
   countsOf,
   findJourney,
   type JourneyRecord,
+  type JourneySnapshot,
+  journeyKey,
   journeyMissing,
   journeyRecordOf,
+  journeySnapshot,
   loadCanvas,
   toListItem,
   triggerTypeOf,
 } from './records.js';
-import type { CanvasBody, CreateJourneyInput, ListJourneysQuery, UpdateJourneyInput } from './schemas.js';
-import { hasEnrollmentsInProgress, stopInProgressEnrollments } from './store/enrollments.js';
+import {
+  type CanvasBody,
+  type CreateJourneyInput,
+  journeyResponse,
+  type ListJourneysQuery,
+  type UpdateJourneyInput,
+} from './schemas.js';
+import { stopInProgressEnrollments } from './store/enrollments.js';
 import {
   bumpCanvasVersion,
   deleteCanvas,
@@ -33,7 +44,7 @@ import {
   pauseJourneysShowingFlow,
   updateJourney as updateJourneyRow,
 } from './store/journeys.js';
-import { JOURNEY_AUDIT_ACTION, type JourneyAction, journeyLifecycle, LIVE_STATUSES } from './transitions.js';
+import { JOURNEY_AUDIT_ACTION, type JourneyAction, journeyLifecycle } from './transitions.js';
 
 const ENTITY = 'journey';
 
@@ -116,7 +127,8 @@ export async function createJourneyInTx(
     settings: input.settings ?? { reentry: 'never' },
     goalConfig: (input.goalConfig ?? null) as Record<string, unknown> | null,
     allowAnonymous: input.allowAnonymous ?? false,
-    triggerType: triggerTypeOf(canvas),
+    // The live version's (none yet).
+    triggerType: null,
     createdAt: ctx.now,
     updatedAt: ctx.now,
   });
@@ -145,8 +157,8 @@ const UPDATABLE = [
 
 /**
  * Any subset of the journey's fields; never the canvas. Only fields whose value differs are
- * written and audited (a PATCH that changes nothing writes nothing). A live journey (PUBLISHED,
- * PAUSED) must stay publishable: a goal change that breaks a GOAL_CHECK is a 400.
+ * written and audited (a PATCH that changes nothing writes nothing). The working copy only: a
+ * published journey runs its live version until published again (which validates the goal).
  */
 export async function updateJourney(ctx: ServiceCtx, id: string, input: UpdateJourneyInput) {
   return ctx.db.transaction(async (tx) => {
@@ -162,14 +174,6 @@ export async function updateJourney(ctx: ServiceCtx, id: string, input: UpdateJo
     }
     if (changed.length === 0) return journeyRecordOf(tx, journey);
     if (input.audienceId) await assertAudienceUsable(tx, ctx.tenantId, input.audienceId, 'audienceId');
-    if ('goalConfig' in set && LIVE_STATUSES.includes(journey.status)) {
-      await assertPublishable(
-        tx,
-        ctx.tenantId,
-        await loadCanvas(tx, ctx.tenantId, journey.id),
-        (set.goalConfig ?? null) as GoalConfig | null,
-      );
-    }
     const row = await updateJourneyRow(tx, ctx.tenantId, journey.id, { ...set, updatedAt: ctx.now });
     await audit(ctx, tx, {
       action: 'JOURNEY_UPDATED',
@@ -182,10 +186,9 @@ export async function updateJourney(ctx: ServiceCtx, id: string, input: UpdateJo
 }
 
 /**
- * `PUT /canvas`: the whole canvas replaced in one transaction (supplied node ids kept, others
- * generated). Shapes only for drafts; a live journey's new canvas (PUBLISHED, PAUSED, or a draft
- * that still has enrollments in progress, after an unpublish) must pass publish validation, so
- * enrollments never move through a graph that could not be published. Archived: 409.
+ * `PUT /canvas`: the working copy's canvas replaced in one transaction (supplied node ids kept,
+ * others generated); shapes only, whatever the status: enrollments run published versions, and
+ * publishing validates the canvas. Archived: 409.
  */
 export async function replaceCanvas(ctx: ServiceCtx, id: string, body: CanvasBody) {
   return ctx.db.transaction(async (tx) => {
@@ -195,18 +198,9 @@ export async function replaceCanvas(ctx: ServiceCtx, id: string, body: CanvasBod
       throw invalidTransition(journey.status, 'replace the canvas');
     }
     const canvas = withIds(body);
-    if (
-      LIVE_STATUSES.includes(journey.status) ||
-      (await hasEnrollmentsInProgress(tx, ctx.tenantId, journey.id))
-    ) {
-      await assertPublishable(tx, ctx.tenantId, canvas, journey.goalConfig as GoalConfig | null);
-    }
     await deleteCanvas(tx, ctx.tenantId, journey.id);
     await insertCanvas(tx, ctx.tenantId, journey.id, canvas);
-    const row = await bumpCanvasVersion(tx, ctx.tenantId, journey.id, {
-      triggerType: triggerTypeOf(canvas),
-      updatedAt: ctx.now,
-    });
+    const row = await bumpCanvasVersion(tx, ctx.tenantId, journey.id, ctx.now);
     await audit(ctx, tx, {
       action: 'JOURNEY_UPDATED',
       entityType: ENTITY,
@@ -217,27 +211,71 @@ export async function replaceCanvas(ctx: ServiceCtx, id: string, body: CanvasBod
   });
 }
 
-// ---- lifecycle ---------------------------------------------------------------------------------
+// ---- lifecycle and versions -------------------------------------------------------------------
+
+/**
+ * Publishing the journey's working copy as its live version (docs/versions.md): a new version
+ * unless it equals the live one (`requireChange`, a PUBLISHED journey: then 409), after publish
+ * validation (a 400 rolls the version back with the transaction). The row mirrors the live
+ * version and its trigger type, which is what the engine reads. Under the caller's row lock.
+ */
+async function takeJourneyVersion(
+  tx: Executor,
+  ctx: ServiceCtx,
+  row: JourneyRow,
+  opts: { requireChange?: boolean; note?: string | undefined } = {},
+) {
+  const canvas = await loadCanvas(tx, ctx.tenantId, row.id);
+  const taken = await publishSnapshot(tx, journeyKey(ctx.tenantId, row.id), journeySnapshot(row, canvas), {
+    actorId: ctx.actorId,
+    now: ctx.now,
+    note: opts.note,
+    requireChange: opts.requireChange ?? false,
+    status: row.status,
+  });
+  await assertPublishable(tx, ctx.tenantId, canvas, row.goalConfig as GoalConfig | null);
+  return { version: taken.version, live: { liveVersion: taken.version, triggerType: triggerTypeOf(canvas) } };
+}
+
+/**
+ * Publish under the caller's row lock: a PUBLISHED journey's working copy becomes the next
+ * version (409 without changes); from DRAFT or PAUSED the journey goes live on its working copy
+ * (a resumed journey unchanged keeps its version). Audit JOURNEY_PUBLISHED with `version`.
+ */
+async function publishLocked(tx: Executor, ctx: ServiceCtx, journey: JourneyRow, note?: string) {
+  const republish = journey.status === 'PUBLISHED';
+  const to = republish ? 'PUBLISHED' : journeyLifecycle.apply(journey.status, 'publish');
+  const taken = await takeJourneyVersion(tx, ctx, journey, { requireChange: republish, note });
+  const row = await updateJourneyRow(tx, ctx.tenantId, journey.id, {
+    ...(republish ? { publishedAt: ctx.now, updatedAt: ctx.now } : stateColumns(journey.status, to, ctx.now)),
+    ...taken.live,
+  });
+  await audit(ctx, tx, {
+    action: JOURNEY_AUDIT_ACTION.PUBLISHED,
+    entityType: ENTITY,
+    entityId: journey.id,
+    metadata: { from: journey.status, to, action: 'publish', version: taken.version },
+  });
+  return { row, version: taken.version };
+}
 
 /**
  * One lifecycle action under a row lock: the table decides (409 otherwise); a move to the state
- * the journey is already in changes nothing. Publish validates the canvas; archive stops every
+ * the journey is already in changes nothing. Publish takes a version (above); archive stops every
  * in-progress enrollment in the same transaction; restore counts against the plan again.
  */
-async function transition(ctx: ServiceCtx, id: string, action: JourneyAction): Promise<JourneyRecord> {
+async function transition(
+  ctx: ServiceCtx,
+  id: string,
+  action: JourneyAction,
+  note?: string,
+): Promise<JourneyRecord> {
   return ctx.db.transaction(async (tx) => {
     const journey = await findJourney(tx, ctx.tenantId, id, { lock: true });
     if (!journey) throw journeyMissing();
+    if (action === 'publish') return journeyRecordOf(tx, (await publishLocked(tx, ctx, journey, note)).row);
     const to = journeyLifecycle.apply(journey.status, action);
     if (to === journey.status) return journeyRecordOf(tx, journey);
-    if (to === 'PUBLISHED') {
-      await assertPublishable(
-        tx,
-        ctx.tenantId,
-        await loadCanvas(tx, ctx.tenantId, journey.id),
-        journey.goalConfig as GoalConfig | null,
-      );
-    }
     if (journey.status === 'ARCHIVED') await assertPlanAllows(tx, ctx.tenantId, 'journeys', ctx.now);
     const stopped = to === 'ARCHIVED' ? await stopInProgressEnrollments(tx, [journey.id], ctx.now) : 0;
     const row = await updateJourneyRow(
@@ -262,11 +300,61 @@ async function transition(ctx: ServiceCtx, id: string, action: JourneyAction): P
   });
 }
 
-export const publishJourney = (ctx: ServiceCtx, id: string) => transition(ctx, id, 'publish');
+export const publishJourney = (ctx: ServiceCtx, id: string, note?: string) =>
+  transition(ctx, id, 'publish', note);
 export const unpublishJourney = (ctx: ServiceCtx, id: string) => transition(ctx, id, 'unpublish');
 export const pauseJourney = (ctx: ServiceCtx, id: string) => transition(ctx, id, 'pause');
 export const archiveJourney = (ctx: ServiceCtx, id: string) => transition(ctx, id, 'archive');
 export const restoreJourney = (ctx: ServiceCtx, id: string) => transition(ctx, id, 'restore');
+
+/**
+ * The working copy becomes `snapshot` (a version restored): fields and canvas, node ids kept.
+ * Archived: 409, as for `PUT /canvas`.
+ */
+async function writeJourneyWorkingCopy(tx: Transaction, ctx: ServiceCtx, id: string, snapshot: unknown) {
+  const { nodes, edges, ...fields } = snapshot as JourneySnapshot;
+  const journey = (await findJourney(tx, ctx.tenantId, id, { lock: true }))!;
+  if (journey.status === 'ARCHIVED') throw invalidTransition(journey.status, 'restore a version');
+  const canvas = { nodes, edges } as unknown as Canvas;
+  if (sameJson(journeySnapshot(journey, await loadCanvas(tx, ctx.tenantId, id)), snapshot)) return;
+  if (fields.audienceId) await assertAudienceUsable(tx, ctx.tenantId, fields.audienceId, 'audienceId');
+  await updateJourneyRow(tx, ctx.tenantId, id, {
+    name: fields.name,
+    description: fields.description,
+    siteId: fields.siteId,
+    audienceId: fields.audienceId,
+    settings: fields.settings,
+    goalConfig: fields.goalConfig,
+    allowAnonymous: fields.allowAnonymous,
+  });
+  await deleteCanvas(tx, ctx.tenantId, id);
+  await insertCanvas(tx, ctx.tenantId, id, canvas);
+  await bumpCanvasVersion(tx, ctx.tenantId, id, ctx.now);
+}
+
+/** The version routes of journeys (`/api/journeys/:id/versions…`). */
+export const journeyVersions: VersionedKind = {
+  itemType: 'journey',
+  path: '/api/journeys/:id',
+  params: idParams,
+  tags: ['journeys'],
+  entityType: ENTITY,
+  auditPrefix: 'JOURNEY',
+  async find(exec, ctx, params, opts) {
+    const row = await findJourney(exec, ctx.tenantId, params.id, opts);
+    if (!row) throw journeyMissing();
+    return row.id;
+  },
+  restore: writeJourneyWorkingCopy,
+  async publish(tx, ctx, id, note) {
+    const journey = (await findJourney(tx, ctx.tenantId, id, { lock: true }))!;
+    return { version: (await publishLocked(tx, ctx, journey, note)).version };
+  },
+  async read(exec, ctx, id) {
+    return journeyRecordOf(exec, (await findJourney(exec, ctx.tenantId, id))!);
+  },
+  response: journeyResponse,
+};
 
 // ---- references --------------------------------------------------------------------------------
 

@@ -24,6 +24,3 @@ export const JOURNEY_AUDIT_ACTION: Record<JourneyStatus, string> = {
   ARCHIVED: 'JOURNEY_ARCHIVED',
   DRAFT: 'JOURNEY_UPDATED',
 };
-
-/** States whose canvas is live: enrollments may be moving through it, so it must stay valid. */
-export const LIVE_STATUSES: readonly JourneyStatus[] = ['PUBLISHED', 'PAUSED'];

@@ -20,5 +20,6 @@ export {
   liveVersionsOf,
   publishSnapshot,
   recordChange,
+  snapshotsAt,
   versionState,
 } from './service.js';

@@ -15,6 +15,7 @@ import {
   maxVersion,
   setLiveRow,
   type VersionedItemType,
+  versionRowsAt,
 } from './store.js';
 
 /**
@@ -124,6 +125,19 @@ export async function liveSnapshots(
       { version: r.version, publishedAt: r.publishedAt, snapshot: decodeSnapshot(r) },
     ]),
   );
+}
+
+/**
+ * The snapshots of given versions (`tenantId`, `itemId`, `version` each), by `<itemId>:<version>`;
+ * an unknown one is absent.
+ */
+export async function snapshotsAt(
+  exec: Executor,
+  itemType: VersionedItemType,
+  keys: readonly { tenantId: string; itemId: string; version: number }[],
+): Promise<Map<string, Snapshot>> {
+  const rows = await versionRowsAt(exec, itemType, keys);
+  return new Map(rows.map((r) => [`${r.itemId}:${r.version}`, decodeSnapshot(r)]));
 }
 
 // ---- reads for the routes ---------------------------------------------------------------------

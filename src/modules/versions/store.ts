@@ -179,3 +179,32 @@ export async function liveVersionNumbers(
     );
   return new Map(rows.map((r) => [r.itemId, r.version]));
 }
+
+/**
+ * Given versions of items of one type, by (tenant, item, version), with their snapshots: any
+ * tenant's, each key naming its own (the journey engine's timer job steps several tenants' at once).
+ */
+export function versionRowsAt(
+  exec: Executor,
+  itemType: VersionedItemType,
+  keys: readonly { tenantId: string; itemId: string; version: number }[],
+) {
+  if (keys.length === 0) return Promise.resolve([]);
+  const v = itemVersions;
+  return exec
+    .select({
+      itemId: v.itemId,
+      version: v.version,
+      snapshot: v.snapshot,
+      snapshotBr: v.snapshotBr,
+    })
+    .from(v)
+    .where(
+      and(
+        eq(v.itemType, itemType),
+        sql`(${v.tenantId}, ${v.itemId}, ${v.version}) in (select * from unnest(
+          ${sql.param(keys.map((k) => k.tenantId))}::uuid[], ${sql.param(keys.map((k) => k.itemId))}::uuid[],
+          ${sql.param(keys.map((k) => k.version))}::int[]))`,
+      ),
+    );
+}

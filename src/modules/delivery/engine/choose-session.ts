@@ -198,6 +198,11 @@ export interface ContributorChoice {
   /** Item ids to serve in this session even if on demand (journey content due now). */
   include?: string[];
   /**
+   * Items this session serves at another priority than their own (journey content due at a
+   * CONTENT node that sets one): the policy orders them by it. Two for one item: the highest.
+   */
+  priorities?: { id: string; priority: number }[];
+  /**
    * What this session decided for the first time and must be stored before it answers (an
    * experiment assignment at first exposure, a new journey enrollment); stored by the
    * contributor's `remember`, which answers with the choice as stored.
@@ -319,9 +324,14 @@ export function chooseSession(
   const journeys: JourneyDue[] = [];
   let withheld = NONE;
   let included = NONE;
+  let priorities: Map<string, number> | undefined;
   for (const choice of choices) {
     if (choice.experiments) experiments.push(...choice.experiments);
     if (choice.journeys) journeys.push(...choice.journeys);
+    for (const p of choice.priorities ?? []) {
+      priorities ??= new Map();
+      priorities.set(p.id, Math.max(p.priority, priorities.get(p.id) ?? -Infinity));
+    }
     if (choice.withhold?.length) withheld = new Set([...withheld, ...choice.withhold]);
     if (choice.include?.length) included = new Set([...included, ...choice.include]);
   }
@@ -343,10 +353,8 @@ export function chooseSession(
         experiments,
         journeys,
       };
-  return policy ? withPolicy(items, choice, policy, filter.nowMs, explain) : choice;
+  return policy ? withPolicy(items, choice, policy, filter.nowMs, explain, priorities) : choice;
 }
-
-const policyItem = (s: Servable): PolicyItem => s;
 
 /**
  * The policy applied to an eligible choice: the flows and content it holds back are dropped
@@ -358,10 +366,15 @@ function withPolicy(
   { policy, history }: SessionPolicy,
   nowMs: number,
   explain: ItemDecision[] | undefined,
+  priorities: ReadonlyMap<string, number> | undefined,
 ): SessionChoice {
   const all: Servable[] = [];
   for (const i of choice.flows) all.push(items.flows[i]!);
   for (const i of choice.content) all.push(items.content[i]!);
+  const policyItem = (s: Servable): PolicyItem => {
+    const priority = priorities?.get(s.id);
+    return priority === undefined ? s : { ...s, priority };
+  };
   const outcome = applyPolicy(all.map(policyItem), policy, history, nowMs);
   const counted = outcome.counted.map((k) => ({ id: all[k]!.id, scopes: all[k]!.scopes }));
   if (outcome.verdicts.size === 0) return { ...choice, counted };

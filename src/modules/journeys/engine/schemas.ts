@@ -101,7 +101,21 @@ export const triggerConfigSchema = z.discriminatedUnion('triggerType', [
 ]);
 export type TriggerConfig = z.output<typeof triggerConfigSchema>;
 
-export const contentConfigSchema = z.object({ contentType: z.enum(JOURNEY_CONTENT_TYPES) });
+/** Bounds of a delivery priority, as flows and content items have them (docs/delivery-policy.md). */
+export const MAX_PRIORITY = 1_000_000;
+
+export const contentConfigSchema = z.object({
+  contentType: z.enum(JOURNEY_CONTENT_TYPES),
+  priority: z
+    .number()
+    .int()
+    .min(-MAX_PRIORITY)
+    .max(MAX_PRIORITY)
+    .optional()
+    .describe(
+      "delivery priority of the item when this step serves it (absent: the item's own); higher first, may be negative",
+    ),
+});
 export const waitConfigSchema = z.object({ duration: waitMs.describe('milliseconds') });
 export const waitForEventConfigSchema = z.object({
   eventName,

@@ -10,7 +10,6 @@ import type {
 } from '../../delivery/index.js';
 import { encodeRecord, servableOf, TRANSLATION_TYPES } from '../../delivery/index.js';
 import { flowRecord, loadStepsOf, toFlowRecord } from '../../flows/index.js';
-import type { CompiledJourney } from '../engine/graph.js';
 import { dueContent, type EnrollmentState } from '../engine/machine.js';
 import type { Reentry } from '../engine/schemas.js';
 import { enrollRefusal, type PreviousEnrollment } from '../engine/triggers.js';
@@ -21,17 +20,18 @@ import {
   listShowableSurveys,
 } from '../store/content.js';
 import { type EnrollmentStateEntry, enrollmentsOfUser, listInProgressOf } from '../store/enrollments.js';
-import { listDeliveryJourneys, listShownContent } from '../store/journeys.js';
-import { lockAndReadPrevious, pairKey, reentryOf, startEnrollment } from './enroll.js';
-import { graphsOf } from './graphs.js';
+import { listDeliveryJourneys, listPinnedVersions } from '../store/journeys.js';
+import { lockAndReadPrevious, pairKey, startEnrollment } from './enroll.js';
+import { graphsOf, type JourneyVersion, type VersionHead, versionKey } from './graphs.js';
 import { type Live, persist } from './persist.js';
 
 /**
  * The journeys' delivery contributor: what `POST /api/sdk/session` serves of journeys.
  *
  * - The snapshot (`load`) holds, as on-demand items, the flows and content that CONTENT nodes of
- *   the tenant's non-archived journeys show (served only when a journey brings them in, whether
- *   or not they are published on their own), and the audience-only journeys with their graphs.
+ *   the versions the tenant's non-archived journeys run show — each live version, and each one
+ *   in-progress enrollments entered — (served only when a journey brings them in, whether or not
+ *   they are published on their own), and the audience-only journeys with their live version.
  * - The user's state (`userState`, a column of the session's one lookup statement) is their
  *   in-progress enrollments waiting at CONTENT, and their enrollments in audience-only journeys.
  * - `choose` lists every due CONTENT node in `journeys` (and brings its item in), and enrolls the
@@ -49,7 +49,7 @@ interface AudienceOnly {
   audienceId: string;
   allowAnonymous: boolean;
   reentry: Reentry;
-  graph: CompiledJourney;
+  graph: JourneyVersion;
 }
 
 export interface JourneyDeliveryData {
@@ -58,7 +58,12 @@ export interface JourneyDeliveryData {
   /** Content ids of CONTENT nodes the snapshot holds (existing, not archived). */
   available: Set<string>;
   audienceOnly: AudienceOnly[];
+  /** The `priority` of CONTENT nodes that set one, by `nodeKey` (journey, version, node). */
+  nodePriority: Map<string, number>;
 }
+
+const nodeKey = (journeyId: string, version: number | null, nodeId: string) =>
+  `${journeyId}:${version}:${nodeId}`;
 
 type StateEntry = EnrollmentStateEntry;
 
@@ -196,7 +201,9 @@ function asStored(choice: ContributorChoice, winners: Map<string, JourneyDue | n
     const winner = winners.get(item.live.ref.id);
     if (winner && !journeys.some((j) => j.enrollmentId === winner.enrollmentId)) journeys.push(winner);
   }
-  return { journeys, include: [...new Set(journeys.map((j) => j.contentId))] };
+  const include = [...new Set(journeys.map((j) => j.contentId))];
+  const priorities = choice.priorities?.filter((p) => include.includes(p.id));
+  return { journeys, include, ...(priorities?.length ? { priorities } : {}) };
 }
 
 export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUserState> = {
@@ -205,24 +212,51 @@ export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUs
   async load(tx, tenantId) {
     const journeyRows = await listDeliveryJourneys(tx, tenantId);
     if (journeyRows.length === 0)
-      return { data: { live: new Set(), available: new Set(), audienceOnly: [] } };
-    const refs = await listShownContent(tx, tenantId);
+      return { data: { live: new Set(), available: new Set(), audienceOnly: [], nodePriority: new Map() } };
+    const heads: VersionHead[] = [];
+    for (const j of journeyRows) {
+      if (j.liveVersion !== null) heads.push({ tenantId, journeyId: j.id, version: j.liveVersion });
+    }
+    for (const p of await listPinnedVersions(
+      tx,
+      journeyRows.map((j) => j.id),
+    )) {
+      heads.push({ tenantId, journeyId: p.journeyId, version: p.version! });
+    }
+    const graphs = await graphsOf(tx, heads);
+    const refs: { id: string; type: string }[] = [];
+    const nodePriority = new Map<string, number>();
+    for (const [key, graph] of graphs) {
+      const journeyId = key.slice(0, key.indexOf(':'));
+      for (const n of graph.nodes.values()) {
+        if (n.type !== 'CONTENT') continue;
+        refs.push({ id: n.contentId, type: n.config.contentType });
+        if (n.config.priority !== undefined)
+          nodePriority.set(nodeKey(journeyId, graph.version, n.id), n.config.priority);
+      }
+    }
     const items = await onDemandItems(tx, tenantId, refs);
-    const audienceRows = journeyRows.filter((j) => j.audienceOnly);
-    const graphs = await graphsOf(tx, audienceRows);
+    const audienceOnly: AudienceOnly[] = [];
+    for (const j of journeyRows) {
+      if (j.status !== 'PUBLISHED' || j.liveVersion === null) continue;
+      const graph = graphs.get(versionKey(j.id, j.liveVersion));
+      if (graph?.trigger?.config.triggerType !== 'MANUAL' || !graph.audienceId) continue;
+      audienceOnly.push({
+        id: j.id,
+        audienceId: graph.audienceId,
+        allowAnonymous: graph.allowAnonymous,
+        reentry: graph.reentry,
+        graph,
+      });
+    }
     return {
       items,
-      audienceIds: audienceRows.map((j) => j.audienceId!),
+      audienceIds: audienceOnly.map((j) => j.audienceId),
       data: {
         live: new Set(journeyRows.map((j) => j.id)),
         available: new Set(items.map((i) => i.servable.id)),
-        audienceOnly: audienceRows.map((j) => ({
-          id: j.id,
-          audienceId: j.audienceId!,
-          allowAnonymous: j.allowAnonymous,
-          reentry: reentryOf(j.settings),
-          graph: graphs.get(j.id)!,
-        })),
+        audienceOnly,
+        nodePriority,
       },
     };
   },
@@ -236,13 +270,18 @@ export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUs
     const journeys: JourneyDue[] = [];
     const include: string[] = [];
     const remember: RememberItem[] = [];
+    const priorities: { id: string; priority: number }[] = [];
+    // A CONTENT node's own priority, when it sets one, replaces its item's (issue 38).
+    const withPriority = (d: JourneyDue, version: number | null) => {
+      journeys.push(d);
+      include.push(d.contentId);
+      const priority = data.nodePriority.get(nodeKey(d.journeyId, version, d.nodeId));
+      if (priority !== undefined) priorities.push({ id: d.contentId, priority });
+    };
     const entries = state?.entries ?? [];
     for (const entry of entries) {
       const d = due(entry, data);
-      if (d) {
-        journeys.push(d);
-        include.push(d.contentId);
-      }
+      if (d) withPriority(d, entry.v);
     }
     if (facts.endUserId !== null) {
       for (const j of data.audienceOnly) {
@@ -261,13 +300,15 @@ export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUs
         );
         remember.push({ journeyId: j.id, live, reentry: j.reentry, available: data.available });
         const content = dueOf(j.id, live.ref.id, dueContent(live.state), data.available);
-        if (content) {
-          journeys.push(content);
-          include.push(content.contentId);
-        }
+        if (content) withPriority(content, j.graph.version);
       }
     }
-    return { journeys, include, ...(remember.length > 0 ? { remember } : {}) };
+    return {
+      journeys,
+      include,
+      ...(priorities.length > 0 ? { priorities } : {}),
+      ...(remember.length > 0 ? { remember } : {}),
+    };
   },
 
   async remember(exec, entries) {

@@ -26,16 +26,19 @@ export function reentryOf(settings: unknown): Reentry {
   return parsed.success ? parsed.data.reentry : 'never';
 }
 
-/** A new enrollment, entered (the machine's `enter`): not stored yet. */
+/**
+ * A new enrollment, entered (the machine's `enter`): not stored yet. It runs `journey`'s version
+ * (runtime/graphs.ts) from now on.
+ */
 export function startEnrollment(
-  journey: CompiledJourney,
+  journey: CompiledJourney & { version?: number },
   who: { tenantId: string; journeyId: string; endUserId: string },
   nowMs: number,
   context: RuleContext,
   id: string = newId(),
 ): Live {
   const live: Live = {
-    ref: { id, ...who, enrolledAt: nowMs, isNew: true },
+    ref: { id, ...who, version: journey.version ?? null, enrolledAt: nowMs, isNew: true },
     state: initialEnrollmentState(),
     stored: null,
     effects: [],

@@ -2,20 +2,12 @@ import type { Executor } from '../../../db/client.js';
 import { matchesRules, type RuleContext, type RuleNode } from '../../../engine/rules.js';
 import { loadLiveAudiences } from '../../audiences/index.js';
 import type { EffectContext, EventEffect, ProcessedBatch, StoredEvent } from '../../events/index.js';
-import type { CompiledJourney } from '../engine/graph.js';
 import { enrollRefusal, type PreviousEnrollment, triggerMatches } from '../engine/triggers.js';
 import { resolveEndUsers } from '../store/end-users.js';
 import { lockInProgressEnrollmentsOf } from '../store/enrollments.js';
 import { type LiveJourney, listLiveJourneys } from '../store/journeys.js';
-import {
-  asPrevious,
-  lockAndReadPrevious,
-  pairKey,
-  reentryOf,
-  ruleContextFor,
-  startEnrollment,
-} from './enroll.js';
-import { graphsOf } from './graphs.js';
+import { asPrevious, lockAndReadPrevious, pairKey, ruleContextFor, startEnrollment } from './enroll.js';
+import { graphsOf, type JourneyVersion, type VersionHead, versionKey } from './graphs.js';
 import { feed, type Live, persist, storedLive } from './persist.js';
 
 /**
@@ -117,8 +109,6 @@ async function applyJourneyEvents(
     (u) => u && { id: u.id, externalId: u.externalId, context: ruleContextFor(u.externalId, u.traits) },
   );
 
-  const graphs = await graphsOf(tx, journeyRows);
-
   // In-progress enrollments of these end users, locked (in id order) for the rest of the chunk.
   const userPairs = new Map<string, { tenantId: string; endUserId: string }>();
   for (const item of items) {
@@ -127,6 +117,20 @@ async function applyJourneyEvents(
   }
   if (userPairs.size === 0) return;
   const active = await lockInProgressEnrollmentsOf(tx, [...userPairs.values()]);
+
+  // The versions that run: each journey's live one (new enrollments) and the one each
+  // in-progress enrollment entered.
+  const heads: VersionHead[] = [];
+  for (const j of journeyRows) {
+    if (j.liveVersion !== null) heads.push({ tenantId: j.tenantId, journeyId: j.id, version: j.liveVersion });
+  }
+  for (const r of active) {
+    if (r.journeyVersion !== null)
+      heads.push({ tenantId: r.tenantId, journeyId: r.journeyId, version: r.journeyVersion });
+  }
+  const graphs = await graphsOf(tx, heads);
+  const liveGraph = (j: LiveJourney) =>
+    j.liveVersion === null ? undefined : graphs.get(versionKey(j.id, j.liveVersion));
   const lives: Live[] = [];
   const activeByUser = new Map<string, Live[]>();
   const addActive = (endUserId: string, live: Live) => {
@@ -142,41 +146,42 @@ async function applyJourneyEvents(
 
   // Trigger candidates: (journey, end user) pairs some event may enroll. The audiences are read
   // only for journeys whose trigger an event of the chunk fires (most chunks need none).
-  const triggered = (j: LiveJourney, graph: CompiledJourney, item: Item, u: EndUser): boolean => {
+  const triggered = (j: LiveJourney, graph: JourneyVersion | undefined, item: Item, u: EndUser): boolean => {
     if (j.status !== 'PUBLISHED' || !j.triggerType || !EVENT_TRIGGERS.has(j.triggerType)) return false;
-    if (!graph.trigger || !triggerMatches(graph.trigger, item.event)) return false;
-    return u.externalId !== null || j.allowAnonymous;
+    if (!graph?.trigger || !triggerMatches(graph.trigger, item.event)) return false;
+    return u.externalId !== null || graph.allowAnonymous;
   };
   // A pair already in progress cannot enroll again (nobody is enrolled twice at once): it needs
   // no lock and no look at its history, which keeps a journey's steady state cheap.
   const inProgress = new Set(lives.map((l) => pairKey(l.ref.journeyId, l.ref.endUserId)));
-  const fired: { j: LiveJourney; u: EndUser }[] = [];
+  const fired: { j: LiveJourney; graph: JourneyVersion; u: EndUser }[] = [];
   for (const item of items) {
     const u = endUsers[item.who];
     if (!u) continue;
     for (const j of byTenant.get(item.tenantId)!) {
-      if (!inProgress.has(pairKey(j.id, u.id)) && triggered(j, graphs.get(j.id)!, item, u))
-        fired.push({ j, u });
+      const graph = liveGraph(j);
+      if (!inProgress.has(pairKey(j.id, u.id)) && triggered(j, graph, item, u))
+        fired.push({ j, graph: graph!, u });
     }
   }
   const audiences = new Map<string, RuleNode>();
   const audienceIds = new Map<string, Set<string>>();
-  for (const { j } of fired) {
-    if (j.audienceId)
-      audienceIds.set(j.tenantId, (audienceIds.get(j.tenantId) ?? new Set()).add(j.audienceId));
+  for (const { j, graph } of fired) {
+    if (graph.audienceId)
+      audienceIds.set(j.tenantId, (audienceIds.get(j.tenantId) ?? new Set()).add(graph.audienceId));
   }
   for (const [tenantId, ids] of audienceIds) {
     for (const [id, tree] of await loadLiveAudiences(tx, tenantId, [...ids])) audiences.set(id, tree);
   }
-  const inAudience = (j: LiveJourney, u: EndUser): boolean => {
-    if (!j.audienceId) return true;
-    const tree = audiences.get(j.audienceId);
+  const inAudience = (graph: JourneyVersion, u: EndUser): boolean => {
+    if (!graph.audienceId) return true;
+    const tree = audiences.get(graph.audienceId);
     return tree !== undefined && matchesRules(tree, u.context);
   };
-  const mayEnrollOn = (j: LiveJourney, graph: CompiledJourney, item: Item, u: EndUser): boolean =>
-    triggered(j, graph, item, u) && inAudience(j, u);
+  const mayEnrollOn = (j: LiveJourney, graph: JourneyVersion | undefined, item: Item, u: EndUser) =>
+    triggered(j, graph, item, u) && inAudience(graph!, u);
   const candidates = fired
-    .filter(({ j, u }) => inAudience(j, u))
+    .filter(({ graph, u }) => inAudience(graph, u))
     .map(({ j, u }) => ({ journeyId: j.id, endUserId: u.id }));
   const previous: Map<string, PreviousEnrollment[]> =
     candidates.length > 0 ? await lockAndReadPrevious(tx, candidates) : new Map();
@@ -187,7 +192,8 @@ async function applyJourneyEvents(
     const ctx = { nowMs: item.at, context: u.context };
     for (const live of activeByUser.get(u.id) ?? []) {
       if (live.state.status !== 'in_progress') continue;
-      const graph = graphs.get(live.ref.journeyId);
+      const graph =
+        live.ref.version === null ? undefined : graphs.get(versionKey(live.ref.journeyId, live.ref.version));
       if (!graph) continue;
       feed(live, graph, { type: 'event', event: item.event }, ctx);
       const props = item.event.properties;
@@ -205,12 +211,12 @@ async function applyJourneyEvents(
     }
     if (previous.size === 0) continue;
     for (const j of byTenant.get(item.tenantId)!) {
-      const graph = graphs.get(j.id)!;
-      if (!mayEnrollOn(j, graph, item, u)) continue;
+      const graph = liveGraph(j);
+      if (!graph || !mayEnrollOn(j, graph, item, u)) continue;
       const key = pairKey(j.id, u.id);
       if (!previous.has(key)) continue; // in progress when the chunk began
       const before = previous.get(key)!;
-      if (enrollRefusal(reentryOf(j.settings), before, item.at) !== null) continue;
+      if (enrollRefusal(graph.reentry, before, item.at) !== null) continue;
       const live = startEnrollment(
         graph,
         { tenantId: item.tenantId, journeyId: j.id, endUserId: u.id },

@@ -32,6 +32,8 @@ export interface EnrollmentRef {
   tenantId: string;
   journeyId: string;
   endUserId: string;
+  /** The journey version the enrollment runs (the live one when it entered; null: none stored). */
+  version: number | null;
   /** Epoch ms. */
   enrolledAt: number;
   /** Not stored yet: inserted (unless another enrollment of the user is in progress meanwhile). */
@@ -141,6 +143,7 @@ export async function persist(tx: Executor, lives: Live[], effects?: EffectConte
         id: l.ref.id,
         tenantId: l.ref.tenantId,
         journeyId: l.ref.journeyId,
+        journeyVersion: l.ref.version,
         endUserId: l.ref.endUserId,
         status: l.state.status,
         currentNodeId: l.state.currentNodeId,
@@ -248,6 +251,7 @@ export const refOf = (r: Omit<StoredEnrollment, 'state'>): EnrollmentRef => ({
   tenantId: r.tenantId,
   journeyId: r.journeyId,
   endUserId: r.endUserId,
+  version: r.journeyVersion,
   enrolledAt: new Date(r.enrolledAt).getTime(),
   isNew: false,
 });

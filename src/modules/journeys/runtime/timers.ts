@@ -3,10 +3,9 @@ import type { Job } from '../../../deps.js';
 import type { RuleContext } from '../../../engine/rules.js';
 import { readsContext } from '../engine/machine.js';
 import { listEndUsersById } from '../store/end-users.js';
-import { listJourneyHeads } from '../store/journeys.js';
 import { claimDueTimers, deleteTimers, findNextDueTime } from '../store/timers.js';
 import { ruleContextFor } from './enroll.js';
-import { graphsOf } from './graphs.js';
+import { graphsOf, type VersionHead, versionKey } from './graphs.js';
 import { feed, type Live, persist, storedLive } from './persist.js';
 
 /**
@@ -38,13 +37,24 @@ async function contextsOf(tx: Executor, endUserIds: string[]): Promise<Map<strin
 export async function fireTimerChunk(tx: Executor, now: Date, limit: number): Promise<number> {
   const claimed = await claimDueTimers(tx, now, limit);
   if (claimed.length === 0) return 0;
-  const graphs = await graphsOf(
-    tx,
-    await listJourneyHeads(tx, [...new Set(claimed.map((c) => c.journeyId))]),
-  );
-  const reading = new Set([...graphs].filter(([, g]) => readsContext(g)).map(([id]) => id));
+  // Each enrollment runs its own version of its journey.
+  const heads: VersionHead[] = [];
+  for (const c of claimed) {
+    if (c.journeyVersion !== null)
+      heads.push({ tenantId: c.tenantId, journeyId: c.journeyId, version: c.journeyVersion });
+  }
+  const graphs = await graphsOf(tx, heads);
+  const graphOf = (c: (typeof claimed)[number]) =>
+    c.journeyVersion === null ? undefined : graphs.get(versionKey(c.journeyId, c.journeyVersion));
   const contexts = await contextsOf(tx, [
-    ...new Set(claimed.filter((c) => reading.has(c.journeyId)).map((c) => c.endUserId)),
+    ...new Set(
+      claimed
+        .filter((c) => {
+          const graph = graphOf(c);
+          return graph !== undefined && readsContext(graph);
+        })
+        .map((c) => c.endUserId),
+    ),
   ]);
   const lives = new Map<string, Live>();
   const stale: Live[] = [];
@@ -56,13 +66,14 @@ export async function fireTimerChunk(tx: Executor, now: Date, limit: number): Pr
         id: c.enrollmentId,
         tenantId: c.tenantId,
         journeyId: c.journeyId,
+        journeyVersion: c.journeyVersion,
         endUserId: c.endUserId,
         enrolledAt: c.enrolledAt,
         state: c.state,
       });
       lives.set(c.enrollmentId, live);
     }
-    const graph = graphs.get(c.journeyId);
+    const graph = graphOf(c);
     if (!graph) continue; // the journey is being deleted: its enrollments go with it
     const input =
       c.kind === 'deadline'
@@ -76,7 +87,7 @@ export async function fireTimerChunk(tx: Executor, now: Date, limit: number): Pr
   }
   // A timer whose journey has no graph (being deleted) would otherwise stay due and be claimed
   // again on every run: it is dropped (the enrollment goes with its journey).
-  const orphaned = claimed.filter((c) => !graphs.has(c.journeyId));
+  const orphaned = claimed.filter((c) => !graphOf(c));
   for (const c of orphaned) lives.delete(c.enrollmentId);
   await deleteTimers(tx, orphaned);
   await persist(tx, [...lives.values()]);

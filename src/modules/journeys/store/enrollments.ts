@@ -27,7 +27,8 @@ const e = journeyEnrollments;
 export type EnrollmentRow = typeof journeyEnrollments.$inferSelect;
 
 /** A stored enrollment read to be stepped (locked by the caller's statement). */
-export interface StoredEnrollment extends Pick<EnrollmentRow, 'id' | 'tenantId' | 'journeyId' | 'endUserId'> {
+export interface StoredEnrollment
+  extends Pick<EnrollmentRow, 'id' | 'tenantId' | 'journeyId' | 'endUserId' | 'journeyVersion'> {
   /** A timestamp, or epoch ms. */
   enrolledAt: Date | string | number;
   state: EnrollmentState;
@@ -37,7 +38,10 @@ export interface StoredEnrollment extends Pick<EnrollmentRow, 'id' | 'tenantId' 
 
 /** An enrollment as the runtime writes it: times in epoch ms. */
 export interface EnrollmentWrite
-  extends Pick<EnrollmentRow, 'id' | 'tenantId' | 'journeyId' | 'endUserId' | 'status' | 'currentNodeId'> {
+  extends Pick<
+    EnrollmentRow,
+    'id' | 'tenantId' | 'journeyId' | 'journeyVersion' | 'endUserId' | 'status' | 'currentNodeId'
+  > {
   enrolledAt: number;
   endedAt: number | null;
   goalReachedAt: number | null;
@@ -45,11 +49,11 @@ export interface EnrollmentWrite
 }
 
 const insertStatement = fixedStatement<{ id: string }, { rows: string }>(
-  sql`insert into ${e} ${columnList([e.id, e.tenantId, e.journeyId, e.endUserId, e.status, e.currentNodeId, e.state, e.enrolledAt, e.endedAt, e.goalReachedAt, e.updatedAt])}
-    select r.id, r.tenant_id, r.journey_id, r.end_user_id, r.status, r.current_node_id, r.state,
+  sql`insert into ${e} ${columnList([e.id, e.tenantId, e.journeyId, e.journeyVersion, e.endUserId, e.status, e.currentNodeId, e.state, e.enrolledAt, e.endedAt, e.goalReachedAt, e.updatedAt])}
+    select r.id, r.tenant_id, r.journey_id, r.journey_version, r.end_user_id, r.status, r.current_node_id, r.state,
       to_timestamp(r.enrolled_at / 1000), to_timestamp(r.ended_at / 1000), to_timestamp(r.goal_reached_at / 1000),
       to_timestamp(r.enrolled_at / 1000)
-    from ${linesFrom(sql.placeholder('rows'), 'r', ['id uuid', 'tenant_id uuid', 'journey_id uuid', 'end_user_id uuid', 'status text', 'current_node_id uuid?', 'enrolled_at float8', 'ended_at float8?', 'goal_reached_at float8?', 'state json'])}
+    from ${linesFrom(sql.placeholder('rows'), 'r', ['id uuid', 'tenant_id uuid', 'journey_id uuid', 'journey_version int4?', 'end_user_id uuid', 'status text', 'current_node_id uuid?', 'enrolled_at float8', 'ended_at float8?', 'goal_reached_at float8?', 'state json'])}
     on conflict do nothing returning ${e.id} as "id"`,
 );
 
@@ -65,6 +69,7 @@ export async function insertEnrollments(tx: Executor, rows: EnrollmentWrite[]): 
         r.id,
         r.tenantId,
         r.journeyId,
+        r.journeyVersion,
         r.endUserId,
         r.status,
         r.currentNodeId,
@@ -89,7 +94,7 @@ const updateStatement = fixedStatement<never, { rows: string }>(
 /** Writes stored enrollments' new state (and the columns mirroring it). */
 export async function updateEnrollments(
   tx: Executor,
-  rows: Omit<EnrollmentWrite, 'tenantId' | 'journeyId' | 'endUserId' | 'enrolledAt'>[],
+  rows: Omit<EnrollmentWrite, 'tenantId' | 'journeyId' | 'journeyVersion' | 'endUserId' | 'enrolledAt'>[],
 ) {
   if (rows.length === 0) return;
   await runStatement(tx, updateStatement, {
@@ -183,7 +188,7 @@ const lockInProgressStatement = fixedStatement<
   { tenantIds: string[]; endUserIds: string[] }
 >(
   sql`select ${e.id} as "id", ${e.tenantId} as "tenantId", ${e.journeyId} as "journeyId", ${e.endUserId} as "endUserId",
-      ${e.enrolledAt} as "enrolledAt", ${e.state} as "state"
+      ${e.journeyVersion} as "journeyVersion", ${e.enrolledAt} as "enrolledAt", ${e.state} as "state"
     from ${e} join unnest(${sql.placeholder('tenantIds')}::uuid[], ${sql.placeholder('endUserIds')}::uuid[]) as p (t, u)
       on ${e.tenantId} = p.t and ${e.endUserId} = p.u
     where ${e.status} = 'in_progress' order by ${e.id} for update of ${e}`,
@@ -236,16 +241,6 @@ export async function reassignEnrollments(tx: Executor, tenantId: string, fromId
         sql`not (${e.status} = 'in_progress' and exists ${other})`,
       ),
     );
-}
-
-/** Whether any enrollment of the journey is in progress. */
-export async function hasEnrollmentsInProgress(tx: Executor, tenantId: string, journeyId: string) {
-  const rows = await tx
-    .select({ id: e.id })
-    .from(e)
-    .where(and(eq(e.tenantId, tenantId), eq(e.journeyId, journeyId), eq(e.status, 'in_progress')))
-    .limit(1);
-  return rows.length > 0;
 }
 
 // ---- the API's reads -----------------------------------------------------------------------------
@@ -331,9 +326,10 @@ export async function findMedianTimeToGoal(exec: Executor, tenantId: string, jou
 
 // ---- the session's user state ------------------------------------------------------------------
 
-/** Per enrollment: journey, id, status, enrolled/ended (ms), waiting. */
+/** Per enrollment: journey, its version, id, status, enrolled/ended (ms), waiting. */
 export interface EnrollmentStateEntry {
   j: string;
+  v: number | null;
   e: string;
   s: string;
   a: number;
@@ -341,7 +337,9 @@ export interface EnrollmentStateEntry {
   w: EnrollmentState['waiting'];
 }
 
-const entryOf = (x: SQL) => sql`jsonb_build_object('j', ${x}.journey_id, 'e', ${x}.id, 's', ${x}.status,
+const entryOf = (
+  x: SQL,
+) => sql`jsonb_build_object('j', ${x}.journey_id, 'v', ${x}.journey_version, 'e', ${x}.id, 's', ${x}.status,
   'a', (extract(epoch from ${x}.enrolled_at) * 1000)::float8, 'x', (extract(epoch from ${x}.ended_at) * 1000)::float8,
   'w', ${x}.state -> 'waiting')`;
 
@@ -352,7 +350,7 @@ const entryOf = (x: SQL) => sql`jsonb_build_object('j', ${x}.journey_id, 'e', ${
  */
 export const enrollmentsOfUser: UserStateQuery<EnrollmentStateEntry[]> = {
   sql: (tenant, endUser) => {
-    const columns = sql`${e.journeyId} as journey_id, ${e.id} as id, ${e.status} as status,
+    const columns = sql`${e.journeyId} as journey_id, ${e.journeyVersion} as journey_version, ${e.id} as id, ${e.status} as status,
       ${e.enrolledAt} as enrolled_at, ${e.endedAt} as ended_at, ${e.state} as state`;
     return sql`(select coalesce(jsonb_agg(${entryOf(sql`x`)}), '[]'::jsonb)
       from (

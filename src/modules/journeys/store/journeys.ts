@@ -13,7 +13,6 @@ import {
 import { fixedStatement, runPrepared } from '../../../db/statements.js';
 import { containsPattern, listPage, type PageRequest } from '../../../platform/pagination.js';
 import { audienceReferrers } from '../../audiences/index.js';
-import type { GoalConfig } from '../engine/schemas.js';
 
 /** Journeys and their canvases (`journeys`, `journey_nodes`, `journey_edges`). */
 
@@ -24,8 +23,12 @@ export type EdgeRow = typeof journeyEdges.$inferSelect;
 
 const j = journeys;
 
-/** PUBLISHED, MANUAL trigger, with an audience: the journeys a session enrolls into by audience. */
-export const isAudienceOnly = sql`${j.status} = 'PUBLISHED' and ${j.triggerType} = 'MANUAL' and ${j.audienceId} is not null`;
+/**
+ * PUBLISHED with a MANUAL trigger (live version's): the journeys a session may enroll into by
+ * audience (those whose live version has an audience), whose ended enrollments the session reads
+ * for re-entry. The audience is the live version's, in its snapshot, so not tested here.
+ */
+export const isAudienceOnly = sql`${j.status} = 'PUBLISHED' and ${j.triggerType} = 'MANUAL'`;
 
 // ---- the API's ----------------------------------------------------------------------------------
 
@@ -96,13 +99,9 @@ export async function updateJourney(
   return row!;
 }
 
-/** A new canvas written: the next canvas version, and the trigger type it has. */
-export const bumpCanvasVersion = (
-  exec: Executor,
-  tenantId: string,
-  id: string,
-  set: { triggerType: string | null; updatedAt: Date },
-) => updateJourney(exec, tenantId, id, { ...set, canvasVersion: sql`${j.canvasVersion} + 1` });
+/** A new working canvas written: the next canvas version. */
+export const bumpCanvasVersion = (exec: Executor, tenantId: string, id: string, now: Date) =>
+  updateJourney(exec, tenantId, id, { updatedAt: now, canvasVersion: sql`${j.canvasVersion} + 1` });
 
 /** Writes a canvas's rows for a journey that has none (new, or just emptied). */
 export async function insertCanvas(
@@ -195,16 +194,15 @@ export const findJourneysTargeting = audienceReferrers(journeys, { type: 'journe
 
 // ---- the runtime's -------------------------------------------------------------------------------
 
-/** What the runtime needs of a journey to step its enrollments. */
-export type JourneyHead = Pick<JourneyRow, 'id' | 'canvasVersion'> & { goalConfig: GoalConfig | null };
-
-export type LiveJourney = JourneyHead &
-  Pick<JourneyRow, 'tenantId' | 'status' | 'audienceId' | 'allowAnonymous' | 'settings' | 'triggerType'>;
+/**
+ * What the event effect needs of a journey: its lifecycle status and its live version (whose
+ * snapshot holds everything else it runs on); `triggerType` mirrors that version's TRIGGER.
+ */
+export type LiveJourney = Pick<JourneyRow, 'id' | 'tenantId' | 'status' | 'liveVersion' | 'triggerType'>;
 
 const liveStatement = fixedStatement<LiveJourney, { tenantIds: string[] }>(
-  sql`select ${j.id} as "id", ${j.tenantId} as "tenantId", ${j.status} as "status", ${j.audienceId} as "audienceId",
-      ${j.allowAnonymous} as "allowAnonymous", ${j.settings} as "settings", ${j.goalConfig} as "goalConfig",
-      ${j.canvasVersion} as "canvasVersion", ${j.triggerType} as "triggerType"
+  sql`select ${j.id} as "id", ${j.tenantId} as "tenantId", ${j.status} as "status",
+      ${j.liveVersion} as "liveVersion", ${j.triggerType} as "triggerType"
     from ${j} where ${j.tenantId} = any(${sql.placeholder('tenantIds')}::uuid[]) and ${j.status} <> 'ARCHIVED'`,
 );
 
@@ -212,46 +210,30 @@ const liveStatement = fixedStatement<LiveJourney, { tenantIds: string[] }>(
 export const listLiveJourneys = (tx: Executor, tenantIds: string[]) =>
   runPrepared(tx, liveStatement, { tenantIds });
 
-/** The heads of these journeys, any tenant's (the timer job's). */
-export async function listJourneyHeads(tx: Executor, ids: string[]): Promise<JourneyHead[]> {
-  const rows = await tx
-    .select({ id: j.id, canvasVersion: j.canvasVersion, goalConfig: j.goalConfig })
-    .from(j)
-    .where(sql`${j.id} = any(${sql.param(ids)}::uuid[])`);
-  return rows as JourneyHead[];
-}
-
-/** The tenant's journeys that are not archived, for the delivery snapshot. */
-export async function listDeliveryJourneys(tx: Executor, tenantId: string) {
-  const rows = await tx
-    .select({
-      id: j.id,
-      status: j.status,
-      audienceId: j.audienceId,
-      allowAnonymous: j.allowAnonymous,
-      settings: j.settings,
-      goalConfig: j.goalConfig,
-      canvasVersion: j.canvasVersion,
-      audienceOnly: sql<boolean>`(${isAudienceOnly})`,
-    })
+/** The tenant's journeys that are not archived, for the delivery snapshot: status and live version. */
+export function listDeliveryJourneys(tx: Executor, tenantId: string) {
+  return tx
+    .select({ id: j.id, status: j.status, liveVersion: j.liveVersion, triggerType: j.triggerType })
     .from(j)
     .where(and(eq(j.tenantId, tenantId), ne(j.status, 'ARCHIVED')));
-  return rows.map((r) => ({ ...r, goalConfig: r.goalConfig as GoalConfig | null }));
 }
 
-/** The content (id and `contentType`) CONTENT nodes of the tenant's non-archived journeys show. */
-export async function listShownContent(tx: Executor, tenantId: string) {
-  const n = journeyNodes;
+/**
+ * The versions the in-progress enrollments of these journeys run (the delivery snapshot serves
+ * the content of each). It reads the journeys' enrollments through the (journey, end user) index:
+ * once per snapshot load, never per session.
+ */
+export async function listPinnedVersions(tx: Executor, journeyIds: string[]) {
+  if (journeyIds.length === 0) return [];
+  const e = journeyEnrollments;
   return tx
-    .selectDistinct({ id: sql<string>`${n.contentId}`, type: sql<string>`${n.config} ->> 'contentType'` })
-    .from(n)
-    .innerJoin(j, eq(j.id, n.journeyId))
+    .selectDistinct({ journeyId: e.journeyId, version: e.journeyVersion })
+    .from(e)
     .where(
       and(
-        eq(j.tenantId, tenantId),
-        ne(j.status, 'ARCHIVED'),
-        eq(n.type, 'CONTENT'),
-        sql`${n.contentId} is not null`,
+        sql`${e.journeyId} = any(${sql.param(journeyIds)}::uuid[])`,
+        eq(e.status, 'in_progress'),
+        sql`${e.journeyVersion} is not null`,
       ),
     );
 }

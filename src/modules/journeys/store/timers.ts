@@ -24,6 +24,7 @@ export type TimerWrite = Omit<TimerRow, 'dueAt'> & { dueAt: number };
 export interface ClaimedTimer extends Pick<TimerRow, 'enrollmentId' | 'kind' | 'nodeId' | 'visit'> {
   tenantId: string;
   journeyId: string;
+  journeyVersion: number | null;
   endUserId: string;
   /** Epoch ms. */
   enrolledAt: number;
@@ -33,8 +34,8 @@ export interface ClaimedTimer extends Pick<TimerRow, 'enrollmentId' | 'kind' | '
 // Ordered by the due_at index (the earliest first, no sort of every due row).
 const claimStatement = fixedStatement<ClaimedTimer, { now: string; limit: number }>(
   sql`select ${t.enrollmentId} as "enrollmentId", ${t.kind} as "kind", ${t.nodeId} as "nodeId", ${t.visit} as "visit",
-      ${e.tenantId} as "tenantId", ${e.journeyId} as "journeyId", ${e.endUserId} as "endUserId",
-      (extract(epoch from ${e.enrolledAt}) * 1000)::float8 as "enrolledAt", ${e.state} as "state"
+      ${e.tenantId} as "tenantId", ${e.journeyId} as "journeyId", ${e.journeyVersion} as "journeyVersion",
+      ${e.endUserId} as "endUserId", (extract(epoch from ${e.enrolledAt}) * 1000)::float8 as "enrolledAt", ${e.state} as "state"
     from ${t} join ${e} on ${e.id} = ${t.enrollmentId}
     where ${t.dueAt} <= ${sql.placeholder('now')}
     order by ${t.dueAt} limit ${sql.placeholder('limit')}

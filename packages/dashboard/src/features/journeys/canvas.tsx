@@ -2,7 +2,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiError, api, must } from '../../app/api';
 import { useCan } from '../../app/session';
-import { Crumb, FormError, Notice, Page, StatusBadge, Tabs } from '../../kit';
+import { Button, Crumb, FormError, Notice, Page, StatusBadge, Tabs } from '../../kit';
+import { ItemVersions, useVersionUi, VersionBadges, type VersionTarget } from '../versions';
 import { CanvasCard } from './canvas-card';
 import { Enrollments } from './enrollments';
 import { JourneyActions, type Lifecycle } from './journey-actions';
@@ -10,10 +11,21 @@ import { canvasBody, type Journey } from './journey-model';
 import { SidePanel } from './side-panel';
 import { useJourneyCanvas } from './use-journey-canvas';
 
-/** The journey's page: lifecycle actions, the canvas with its side panel, or the enrollments. */
+/**
+ * The journey's page: lifecycle actions, the version badges and history, the canvas with its side
+ * panel, or the enrollments. The canvas is the working copy: a published journey runs its live
+ * version until "Publish changes".
+ */
 export function Canvas({ journey }: { journey: Journey }) {
   const client = useQueryClient();
   const canEdit = useCan('EDITOR');
+  const versions = useVersionUi();
+  const target: VersionTarget = {
+    base: '/api/journeys',
+    id: journey.id,
+    noun: 'journey',
+    itemKeys: [['journey', journey.id], ['journeys']],
+  };
   const canvas = useJourneyCanvas(journey);
   const [tab, setTab] = useState<'canvas' | 'enrollments'>('canvas');
   const [showStats, setShowStats] = useState(false);
@@ -31,15 +43,23 @@ export function Canvas({ journey }: { journey: Journey }) {
         body: canvasBody(canvas.nodes, canvas.edges) as never,
       }),
     );
-  const save = useMutation({ mutationFn: putCanvas, onSuccess: canvas.clearErrors });
+  const save = useMutation({
+    mutationFn: putCanvas,
+    onSuccess: () => {
+      canvas.clearErrors();
+      // the badge: the working copy may now differ from the live version
+      void client.invalidateQueries({ queryKey: ['journey', journey.id] });
+    },
+  });
   const publish = useMutation({
     mutationFn: async () => {
       await putCanvas();
-      return must(api.POST('/api/journeys/{id}/publish', path));
+      return must(api.POST('/api/journeys/{id}/publish', { ...path, body: {} }));
     },
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: ['journey', journey.id] });
       void client.invalidateQueries({ queryKey: ['journeys'] });
+      void client.invalidateQueries({ queryKey: ['versions', target.base, journey.id] });
     },
     onError: (error) => {
       // publish validation: each issue names its node
@@ -60,23 +80,33 @@ export function Canvas({ journey }: { journey: Journey }) {
     <Page
       title={
         <Crumb to="/journeys" list="Journeys">
-          {journey.name} <StatusBadge status={journey.status} />
+          {journey.name} <StatusBadge status={journey.status} />{' '}
+          <VersionBadges version={journey.version} hasUnpublishedChanges={journey.hasUnpublishedChanges} />
         </Crumb>
       }
       actions={
-        canEdit ? (
-          <JourneyActions
-            status={journey.status}
-            editable={editable}
-            onLifecycle={lifecycle.mutate}
-            onSave={() => save.mutate()}
-            saving={save.isPending}
-            onPublish={() => publish.mutate()}
-            publishing={publish.isPending}
-          />
-        ) : null
+        <>
+          <Button onClick={() => versions.setHistory(true)}>History</Button>
+          {canEdit ? (
+            <JourneyActions
+              status={journey.status}
+              editable={editable}
+              onLifecycle={lifecycle.mutate}
+              onSave={() => save.mutate()}
+              saving={save.isPending}
+              onPublish={() => publish.mutate()}
+              publishing={publish.isPending}
+            />
+          ) : null}
+        </>
       }
     >
+      <ItemVersions
+        target={target}
+        ui={versions}
+        hasUnpublishedChanges={journey.hasUnpublishedChanges}
+        canEdit={canEdit}
+      />
       {publish.isSuccess ? <Notice kind="success">Journey published.</Notice> : null}
       {save.isSuccess ? <Notice kind="success">Canvas saved.</Notice> : null}
       <FormError error={publish.error ?? save.error ?? lifecycle.error} />

@@ -3,7 +3,10 @@ import type { Journey } from './journey-model';
 
 export type Lifecycle = 'pause' | 'unpublish' | 'restore';
 
-/** What a journey's status allows: pause, unpublish, restore; save the canvas and publish while editable. */
+/**
+ * What a journey's status allows: pause, unpublish, restore; save the canvas (the working copy)
+ * and publish it while editable ("Publish changes" on a published journey: the next version).
+ */
 export function JourneyActions({
   status,
   editable,
@@ -33,9 +36,9 @@ export function JourneyActions({
           Save canvas
         </Button>
       ) : null}
-      {editable && status !== 'PUBLISHED' ? (
+      {editable ? (
         <Button variant="primary" onClick={onPublish} busy={publishing}>
-          Publish
+          {status === 'PUBLISHED' ? 'Publish changes' : 'Publish'}
         </Button>
       ) : null}
     </>

@@ -7,8 +7,16 @@ export function show(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** A step (or node) named by what a person recognises: its title, else its type, else its id. */
-function entryName(entry: unknown, id: string): string {
+/**
+ * A step (or node) named by what a person recognises: its title, else its type, else its id; an
+ * edge (`source->target`) by the nodes it joins (`from`: the older version's entries by id).
+ */
+function entryName(entry: unknown, id: string, from: Map<string, unknown>): string {
+  if (entry && typeof entry === 'object' && 'sourceNodeId' in entry) {
+    const e = entry as { sourceNodeId: string; targetNodeId: string; label?: string };
+    const end = (nodeId: string) => entryName(from.get(nodeId), nodeId, from);
+    return `${end(e.sourceNodeId)} → ${end(e.targetNodeId)}${e.label ? ` (${e.label})` : ''}`;
+  }
   if (entry && typeof entry === 'object') {
     const e = entry as { type?: string; content?: { title?: unknown } };
     const title = typeof e.content?.title === 'string' ? e.content.title : undefined;
@@ -44,7 +52,7 @@ function Changes({ fields, label }: { fields: readonly FieldChange[]; label: str
   );
 }
 
-/** A collection's changes (a flow's steps): added, removed, moved, changed, each in words. */
+/** A collection's changes (a flow's steps, a journey's nodes and edges): added, removed, moved, changed, in words. */
 function Collection({
   name,
   diff,
@@ -55,7 +63,7 @@ function Collection({
   from: Map<string, unknown>;
 }) {
   const one = name.replace(/s$/, '');
-  const label = (id: string, entry?: unknown) => entryName(entry ?? from.get(id), id);
+  const label = (id: string, entry?: unknown) => entryName(entry ?? from.get(id), id, from);
   return (
     <section className="diff-collection" aria-label={`${name} changes`}>
       <h3 className="card-title">{name.charAt(0).toUpperCase() + name.slice(1)}</h3>
@@ -95,6 +103,9 @@ export function DiffView({ diff, fromEntries }: { diff: VersionDiff; fromEntries
   const collections = Object.entries(diff.collections).filter(
     ([, c]) => c.added.length + c.removed.length + c.moved.length + c.changed.length > 0,
   );
+  // Entries by id: the older version's, and those the newer one added (an added edge's new node).
+  const known = new Map(fromEntries);
+  for (const [, c] of collections) for (const a of c.added) if (!known.has(a.id)) known.set(a.id, a.entry);
   if (diff.fields.length === 0 && collections.length === 0)
     return (
       <p className="muted">
@@ -107,7 +118,7 @@ export function DiffView({ diff, fromEntries }: { diff: VersionDiff; fromEntries
         <Changes fields={diff.fields} label={`Fields changed from version ${diff.from} to ${diff.to}`} />
       ) : null}
       {collections.map(([name, c]) => (
-        <Collection key={name} name={name} diff={c} from={fromEntries ?? new Map()} />
+        <Collection key={name} name={name} diff={c} from={known} />
       ))}
     </section>
   );

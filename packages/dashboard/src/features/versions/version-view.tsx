@@ -44,12 +44,12 @@ export function Compare({
   );
 }
 
-/** The steps of a snapshot by id (to name a moved or changed step by its title). */
+/** The steps (a flow's) or nodes (a journey's) of a snapshot by id, to name a moved or changed one. */
 const entriesOf = (snapshot: Record<string, unknown> | undefined) =>
   new Map(
-    (Array.isArray(snapshot?.steps) ? (snapshot.steps as { id: string }[]) : []).map(
-      (s) => [s.id, s] as const,
-    ),
+    [snapshot?.steps, snapshot?.nodes]
+      .flatMap((list) => (Array.isArray(list) ? (list as { id: string }[]) : []))
+      .map((s) => [s.id, s] as const),
   );
 
 /** One version's snapshot, or the diff of two, under the history. */
@@ -77,7 +77,7 @@ export function VersionView({
       </section>
     );
   const v = version.data!;
-  const { steps, ...fields } = v.snapshot;
+  const { steps, nodes, edges, ...fields } = v.snapshot;
   return (
     <section className="card pad version-shown" aria-label={`Version ${v.version}`}>
       <h3>Version {v.version}</h3>
@@ -98,6 +98,20 @@ export function VersionView({
             </li>
           ))}
         </ol>
+      ) : null}
+      {Array.isArray(nodes) ? (
+        <ol className="snapshot-steps" aria-label="Nodes">
+          {(nodes as { id: string; type: string; config?: Record<string, unknown> }[]).map((n) => (
+            <li key={n.id}>
+              <strong>{n.type.toLowerCase()}</strong> <span className="muted">{show(n.config ?? {})}</span>
+            </li>
+          ))}
+        </ol>
+      ) : null}
+      {Array.isArray(edges) ? (
+        <p className="muted">
+          {edges.length} edge{edges.length === 1 ? '' : 's'}
+        </p>
       ) : null}
     </section>
   );

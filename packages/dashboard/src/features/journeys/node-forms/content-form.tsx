@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { api, must } from '../../../app/api';
-import { SelectField } from '../../../kit';
+import { SelectField, TextField } from '../../../kit';
 import {
   CONTENT_KINDS,
   contentKindLabel,
@@ -25,7 +26,39 @@ export function useContentItems(kind: string) {
   });
 }
 
-/** CONTENT: a content type, then an existing item of that type picked by name. */
+const MAX_PRIORITY = 1_000_000;
+
+/**
+ * The node's delivery priority (issue 38): empty leaves the item's own; a whole number within
+ * ±1,000,000 replaces it while the journey serves the item. Kept as typed until it is valid.
+ */
+function PriorityField({ config, onChange }: Pick<NodeFormProps, 'config' | 'onChange'>) {
+  const [text, setText] = useState(typeof config.priority === 'number' ? String(config.priority) : '');
+  const n = Number(text);
+  const valid = text.trim() === '' || (Number.isInteger(n) && Math.abs(n) <= MAX_PRIORITY);
+  return (
+    <TextField
+      label="Priority (optional)"
+      type="number"
+      inputMode="numeric"
+      step={1}
+      value={text}
+      onChange={(e) => {
+        const value = e.target.value;
+        setText(value);
+        const next = Number(value);
+        const { priority: _, ...rest } = config;
+        if (value.trim() === '') onChange({ config: rest });
+        else if (Number.isInteger(next) && Math.abs(next) <= MAX_PRIORITY)
+          onChange({ config: { ...rest, priority: next } });
+      }}
+      error={valid ? undefined : 'A whole number between -1,000,000 and 1,000,000'}
+      hint="Empty: the item's own priority. Higher shows first when the delivery policy must choose."
+    />
+  );
+}
+
+/** CONTENT: a content type, then an existing item of that type picked by name, and an optional priority. */
 export function ContentForm({ config, contentId, onChange }: NodeFormProps) {
   const kind = contentKindOf(config);
   const items = useContentItems(kind);
@@ -59,6 +92,7 @@ export function ContentForm({ config, contentId, onChange }: NodeFormProps) {
             : 'Shown to the user when they reach this node.'
         }
       />
+      <PriorityField config={config} onChange={onChange} />
     </>
   );
 }

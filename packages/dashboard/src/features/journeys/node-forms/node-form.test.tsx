@@ -159,6 +159,24 @@ describe('the journey node forms', () => {
     expect(await screen.findByText('No survey yet: create one first.')).toBeTruthy();
   });
 
+  it("CONTENT: an optional priority, a whole number within ±1,000,000 (empty: the item's own)", async () => {
+    panel(
+      'CONTENT',
+      { config: { contentType: 'flow' }, contentId: 'f1' },
+      { 'GET /api/flows': () => pageOf([]) },
+    );
+    set('Priority (optional)', '20');
+    expect(node()).toEqual({ config: { contentType: 'flow', priority: 20 }, contentId: 'f1' });
+    set('Priority (optional)', '-3');
+    expect(node().config).toEqual({ contentType: 'flow', priority: -3 });
+    set('Priority (optional)', '2.5');
+    expect(screen.getByRole('alert').textContent).toBe('A whole number between -1,000,000 and 1,000,000');
+    expect(node().config).toEqual({ contentType: 'flow', priority: -3 });
+    set('Priority (optional)', '');
+    expect(node().config).toEqual({ contentType: 'flow' });
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
   it('the configuration as JSON: an edit that parses applies to the form, one that does not is flagged', () => {
     panel('WAIT');
     const json = screen.getByLabelText('Node configuration (JSON)');
