@@ -126,6 +126,9 @@ export const journeyEnrollments = pgTable(
     index('journey_enrollments_user_active_idx')
       .on(t.tenantId, t.endUserId)
       .where(sql`status = 'in_progress'`),
+    index('journey_enrollments_version_active_idx')
+      .on(t.journeyId, t.journeyVersion)
+      .where(sql`status = 'in_progress'`),
     index('journey_enrollments_journey_user_idx').on(t.journeyId, t.endUserId),
     index('journey_enrollments_journey_enrolled_idx').on(
       t.journeyId,

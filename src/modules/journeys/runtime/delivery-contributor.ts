@@ -221,7 +221,7 @@ export const journeyDelivery: DeliveryContributor<JourneyDeliveryData, JourneyUs
       tx,
       journeyRows.map((j) => j.id),
     )) {
-      heads.push({ tenantId, journeyId: p.journeyId, version: p.version! });
+      heads.push({ tenantId, journeyId: p.journeyId, version: p.version });
     }
     const graphs = await graphsOf(tx, heads);
     const refs: { id: string; type: string }[] = [];

@@ -220,20 +220,23 @@ export function listDeliveryJourneys(tx: Executor, tenantId: string) {
 
 /**
  * The versions the in-progress enrollments of these journeys run (the delivery snapshot serves
- * the content of each). It reads the journeys' enrollments through the (journey, end user) index:
- * once per snapshot load, never per session.
+ * the content of each): once per snapshot load, never per session. An enrollment runs a version
+ * that was live when it entered, so never one above the journey's live version; each version up
+ * to it costs one probe of the (journey, version) index of in-progress enrollments, however many
+ * users are enrolled (migration 0099).
  */
 export async function listPinnedVersions(tx: Executor, journeyIds: string[]) {
   if (journeyIds.length === 0) return [];
+  const j = journeys;
   const e = journeyEnrollments;
   return tx
-    .selectDistinct({ journeyId: e.journeyId, version: e.journeyVersion })
-    .from(e)
+    .select({ journeyId: j.id, version: sql<number>`v.version`.mapWith(Number) })
+    .from(j)
+    .innerJoin(sql`lateral generate_series(1, ${j.liveVersion}) as v(version)`, sql`true`)
     .where(
       and(
-        sql`${e.journeyId} = any(${sql.param(journeyIds)}::uuid[])`,
-        eq(e.status, 'in_progress'),
-        sql`${e.journeyVersion} is not null`,
+        sql`${j.id} = any(${sql.param(journeyIds)}::uuid[])`,
+        sql`exists (select 1 from ${e} where ${e.journeyId} = ${j.id} and ${e.journeyVersion} = v.version and ${e.status} = 'in_progress')`,
       ),
     );
 }
