@@ -25,6 +25,8 @@ export function Profile({ user }: { user: EndUser }) {
       ? [['Anonymous id', <code key="a">{user.anonymousId}</code>] as [string, ReactNode]]
       : []),
     ['Service id', <code key="s">{user.id}</code>],
+    ['First seen', formatDate(user.firstSeenAt)],
+    ['Last seen', formatDate(user.lastSeenAt)],
     ...traits.map(([key, value]): [string, ReactNode] => [key, valueText(value)]),
   ];
   return (

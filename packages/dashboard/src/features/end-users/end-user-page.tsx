@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useParams } from 'react-router';
 import { ApiError, api, must } from '../../app/api';
-import { Crumb, Empty, FormError, formatDate, Loading, Page, Stats } from '../../kit';
+import { Crumb, Empty, FormError, Loading, Page } from '../../kit';
 import { ItemStates, Profile } from './end-user-details';
 import { displayName, traitText } from './end-user-name';
 import { PrivacyActions } from './privacy-actions';
@@ -36,8 +36,6 @@ export default function EndUserPage() {
       </Page>
     );
   const u = user.data;
-  const completed = u.itemStates.filter((s) => s.completedAt).length;
-  const dismissed = u.itemStates.filter((s) => s.dismissedAt).length;
   return (
     <Page
       title={
@@ -50,14 +48,6 @@ export default function EndUserPage() {
       }
       actions={u.userId ? <PrivacyActions userId={u.userId} /> : null}
     >
-      <Stats
-        items={[
-          { label: 'First seen', value: formatDate(u.firstSeenAt) },
-          { label: 'Last seen', value: formatDate(u.lastSeenAt) },
-          { label: 'Completed', value: completed },
-          { label: 'Dismissed', value: dismissed },
-        ]}
-      />
       <div className="grid-2 end-user-grid">
         <Profile user={u} />
         <ItemStates states={u.itemStates} />

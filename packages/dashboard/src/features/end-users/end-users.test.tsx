@@ -161,7 +161,7 @@ describe('the end-user page', () => {
     expect(within(items).getByRole('link', { name: 'Save tip' }).getAttribute('href')).toBe(
       '/content/tooltips/t-1',
     );
-    expect(screen.getByText('Completed', { selector: '.label' }).previousSibling?.textContent).toBe('2');
+    expect(within(profile).getByText('First seen').nextSibling?.textContent).toMatch(/2026/);
   });
 
   it('previews what they are shown on a URL, shown items first, by their service id', async () => {
