@@ -180,7 +180,9 @@ describe('GET /api/end-users', () => {
         400,
         'VALIDATION_ERROR',
       );
-      expect(JSON.stringify(error.details), query).toContain(field);
+      expect(error.details, query).toEqual(
+        expect.arrayContaining([expect.objectContaining({ path: `query.${field}` })]),
+      );
     }
   });
 

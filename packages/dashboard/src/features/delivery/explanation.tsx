@@ -7,7 +7,8 @@ import { kindLabel } from './priority';
 type Explained = Schemas['DeliveryExplanation'];
 type Item = Explained['items'][number];
 
-const editorLink = (item: Item) =>
+/** The editor of a flow, content item or NPS survey (`contentType`: the content type slug). */
+export const editorPath = (item: { kind: 'flow' | 'content'; id: string; contentType: string | null }) =>
   item.kind === 'flow'
     ? `/flows/${item.id}`
     : item.contentType === 'nps-surveys'
@@ -18,7 +19,7 @@ const COLUMNS: Column<Item>[] = [
   {
     name: 'Item',
     cell: (i) => (
-      <Link className="row-link" to={editorLink(i)}>
+      <Link className="row-link" to={editorPath(i)}>
         {i.name}
       </Link>
     ),

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import type { Schemas } from '../../app/api';
 import { type Column, DataTable, formatDate } from '../../kit';
+import { editorPath } from '../delivery';
 import { valueText } from './end-user-name';
 
 type EndUser = Schemas['EndUserDetail'];
@@ -49,19 +50,15 @@ export function Profile({ user }: { user: EndUser }) {
   );
 }
 
-const itemLink = (s: ItemState) =>
-  s.kind === 'flow'
-    ? `/flows/${s.itemId}`
-    : s.contentType === 'nps-surveys'
-      ? `/content/nps/${s.itemId}`
-      : `/content/${s.contentType}/${s.itemId}`;
-
 const COLUMNS: Column<ItemState>[] = [
   {
     name: 'Item',
     cell: (s) =>
       s.kind && s.name !== null ? (
-        <Link className="row-link" to={itemLink(s)}>
+        <Link
+          className="row-link"
+          to={editorPath({ kind: s.kind, id: s.itemId, contentType: s.contentType })}
+        >
           {s.name}
         </Link>
       ) : (
