@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -17,7 +18,8 @@ import {
  * The end users of the dashboard (issue 38), in Chromium with the real service: users identified
  * through the SDK's identify endpoint are listed last seen first and found by the search; a user's
  * page shows their traits and what they completed, and "Preview as this user" on a URL says which
- * flows are SHOWN and which SUPPRESSED, and why. Screenshots docs/dashboard/end-users.png and
+ * flows are SHOWN and which SUPPRESSED, and why; Export data downloads a user's JSON and Delete
+ * user erases them once confirmed. Screenshots docs/dashboard/end-users.png and
  * end-user.png.
  */
 
@@ -60,7 +62,11 @@ const PEOPLE = [
 
 beforeAll(async () => {
   [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
-  dashboard = await browser.newContext({ viewport: { width: 1360, height: 900 }, reducedMotion: 'reduce' });
+  dashboard = await browser.newContext({
+    viewport: { width: 1360, height: 900 },
+    reducedMotion: 'reduce',
+    acceptDownloads: true,
+  });
   await dashboard.addCookies([
     { name: 'session_token', value: stack.store.ownerToken, url: stack.service.url },
   ]);
@@ -171,6 +177,26 @@ describe('end users in the dashboard', () => {
     const forLinus = await explanation(page);
     expect(forLinus['Welcome tour']).toEqual(['shown', '—', '—']);
     expect(forLinus['Pro features']?.slice(0, 2)).toEqual(['suppressed', 'AUDIENCE_MISMATCH']);
+
+    // privacy: the export downloads their JSON; the deletion asks first, then shows its status to the end
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export data' }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toBe('end-user-linus.json');
+    const exported = JSON.parse(readFileSync((await file.path())!, 'utf8'));
+    expect(exported.endUsers[0]).toMatchObject({ traits: { email: 'linus@kernel.example' } });
+    await page.getByRole('button', { name: 'Delete user' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete linus?' });
+    await confirm.getByRole('button', { name: 'Delete user' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Deletion' })
+      .getByText('completed')
+      .waitFor({ timeout: 20_000 });
+    const gone = await fetch(`${stack.service.url}/api/end-users/linus`, {
+      headers: { authorization: `Bearer ${stack.store.ownerToken}` },
+    });
+    expect(gone.status).toBe(404);
 
     // the Delivery page's preview points to this list
     await page.goto(`${stack.service.url}/delivery/preview`);
