@@ -7,6 +7,17 @@ import { findEndUser, listEndUsersPage, listItemStatesOf } from './store.js';
 export const listEndUsers = (ctx: ServiceCtx, query: ListEndUsersQuery) =>
   listEndUsersPage(ctx.db, ctx.tenantId, { search: query.search || undefined }, query);
 
+type ItemStateRow = Awaited<ReturnType<typeof listItemStatesOf>>[number];
+
+/** The item a state is about: a flow, a content item or an NPS survey, or none once deleted. */
+function itemOf(s: ItemStateRow) {
+  if (s.flowName !== null) return { kind: 'flow' as const, contentType: null, name: s.flowName };
+  if (s.contentName !== null)
+    return { kind: 'content' as const, contentType: s.contentType, name: s.contentName };
+  if (s.npsName !== null) return { kind: 'content' as const, contentType: 'nps-surveys', name: s.npsName };
+  return { kind: null, contentType: null, name: null };
+}
+
 /**
  * One end user, by service id or userId (as GET /api/end-users/:id/delivery finds it), with the
  * item states the frequency cap reads. Another tenant's is not found.
@@ -19,21 +30,7 @@ export async function getEndUser(ctx: ServiceCtx, idOrUserId: string) {
     ...user,
     itemStates: states.map((s) => ({
       itemId: s.itemId,
-      kind:
-        s.flowName !== null
-          ? ('flow' as const)
-          : s.contentName !== null || s.npsName !== null
-            ? ('content' as const)
-            : null,
-      contentType:
-        s.flowName !== null
-          ? null
-          : s.contentName !== null
-            ? s.contentType
-            : s.npsName !== null
-              ? 'nps-surveys'
-              : null,
-      name: s.flowName ?? s.contentName ?? s.npsName,
+      ...itemOf(s),
       completedAt: s.completedAt,
       dismissedAt: s.dismissedAt,
     })),
