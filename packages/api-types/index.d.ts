@@ -935,6 +935,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/end-users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List end users, last seen first
+         * @description The tenant's end users, most recently seen first (then by id), with a prefix search over userId, anonymous id and the email and name traits.
+         *
+         *     Needs the VIEWER role or higher.
+         */
+        get: operations["getEndUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/end-users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an end user (by service id or userId) with its completed and dismissed items
+         * @description Needs the VIEWER role or higher.
+         */
+        get: operations["getEndUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/delivery-policy": {
         parameters: {
             query?: never;
@@ -4074,6 +4116,47 @@ export interface components {
             /** @description null while the tenant has the defaults */
             updatedAt: string | null;
         };
+        EndUser: {
+            /** @description The service's id of the end user */
+            id: string;
+            /** @description The userId the SDK identified it with; null while anonymous */
+            userId: string | null;
+            anonymousId: string | null;
+            traits: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            firstSeenAt: string;
+            /** Format: date-time */
+            lastSeenAt: string;
+        };
+        EndUserDetail: {
+            /** @description The service's id of the end user */
+            id: string;
+            /** @description The userId the SDK identified it with; null while anonymous */
+            userId: string | null;
+            anonymousId: string | null;
+            traits: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            firstSeenAt: string;
+            /** Format: date-time */
+            lastSeenAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description What the frequency cap remembers: the items completed or dismissed, latest first (at most 500) */
+            itemStates: {
+                itemId: string;
+                /** @description null when the item no longer exists */
+                kind: ("flow" | "content") | null;
+                /** @description the content type slug (nps-surveys for NPS); null for flows */
+                contentType: string | null;
+                name: string | null;
+                completedAt: string | null;
+                dismissedAt: string | null;
+            }[];
+        };
         /** @description The error envelope of every 4xx and 5xx answer */
         Error: {
             error: {
@@ -4953,6 +5036,8 @@ export type SchemaAuthProviders = components['schemas']['AuthProviders'];
 export type SchemaBeaconRecord = components['schemas']['BeaconRecord'];
 export type SchemaDeliveryExplanation = components['schemas']['DeliveryExplanation'];
 export type SchemaDeliveryPolicy = components['schemas']['DeliveryPolicy'];
+export type SchemaEndUser = components['schemas']['EndUser'];
+export type SchemaEndUserDetail = components['schemas']['EndUserDetail'];
 export type SchemaError = components['schemas']['Error'];
 export type SchemaExperiment = components['schemas']['Experiment'];
 export type SchemaFlow = components['schemas']['Flow'];
@@ -7709,6 +7794,75 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getEndUsers: {
+        parameters: {
+            query?: {
+                page?: string;
+                limit?: string;
+                /** @description Case-insensitive start of the userId, the anonymous id, or the `email` or `name` trait; a uuid also matches the service id */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EndUser"][];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getEndUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The end user's service id, or its userId (external id) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EndUserDetail"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };

@@ -40,7 +40,11 @@ export const toList = <T>(data: T[], page: PageRequest, total: number) => ({
 });
 
 /** `search` is a case-insensitive substring match (DECISIONS §2); LIKE wildcards in it match literally. */
-export const containsPattern = (search: string): string => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+export const containsPattern = (search: string): string => `%${escapeLike(search)}%`;
+
+/** A prefix match (LIKE wildcards in it match literally), for searches that can stop at the start. */
+export const prefixPattern = (search: string): string => `${escapeLike(search)}%`;
 
 export const sortDirection = z.enum(['asc', 'desc']);
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { type Browser, chromium, type Page, type Request } from 'playwright-core';
 import { type ApiRecord, type DashboardCall, dashboardClient } from '../../examples/demo/seed.js';
 import { type DemoServer, startDemoServer } from '../../examples/demo/server.js';
@@ -203,4 +203,32 @@ export async function signUpOwner(page: Page, stack: Stack, company: string): Pr
   await page.getByLabel('Password').fill('correct-horse-battery');
   await page.getByRole('button', { name: 'Create account' }).click();
   await page.getByRole('heading', { name: 'Flows', exact: true }).waitFor();
+}
+
+const AXE_SOURCE = new URL('../../node_modules/axe-core/axe.min.js', import.meta.url);
+
+/** axe-core's serious and critical violations on the page as it is (rule ids and their first targets). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(readFileSync(AXE_SOURCE, 'utf8'));
+  return page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(ctx: Document): Promise<{
+            violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+          }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run(document);
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map(
+        (v) =>
+          `${v.id}: ${v.nodes
+            .slice(0, 3)
+            .map((n) => n.target.join(' '))
+            .join(', ')}`,
+      );
+  });
 }

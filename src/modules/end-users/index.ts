@@ -1,7 +1,7 @@
 import type { ModuleManifest } from '../../deps.js';
 import { endUserActivityEffect } from './activity-effect.js';
-import { endUserExportRoutes } from './export.js';
 import { moveItemStates } from './item-states.js';
+import { endUserRoutes } from './routes.js';
 
 /**
  * End users of the tenants' apps: created and kept seen by event processing (activity-effect.ts),
@@ -10,8 +10,8 @@ import { moveItemStates } from './item-states.js';
  */
 export const endUsersModule: ModuleManifest = {
   name: 'end-users',
-  routes: endUserExportRoutes,
-  tags: [{ name: 'end-users', description: "The tenant's end users (their export)" }],
+  routes: endUserRoutes,
+  tags: [{ name: 'end-users', description: "The tenant's end users: list, detail and export" }],
   effects: [endUserActivityEffect],
   endUserMergers: [moveItemStates],
 };
@@ -19,4 +19,4 @@ export const endUsersModule: ModuleManifest = {
 // The surface other modules use.
 export type { EndUserMerger } from './contract.js';
 export { identifyEndUser } from './identify.js';
-export { findEndUsersOfUserIds } from './store.js';
+export { findEndUserRef, findEndUsersOfUserIds } from './store.js';

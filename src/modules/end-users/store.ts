@@ -1,11 +1,12 @@
-import { and, asc, eq, gte, isNull, lt, notExists, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, isNull, lt, notExists, or, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/client.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { columnsOf, SEP, sortedByKey } from '../../db/raw.js';
-import { endUserItemStates, endUsers } from '../../db/schema/index.js';
+import { contentItems, endUserItemStates, endUsers, flows, npsSurveys } from '../../db/schema/index.js';
 import { columnList, fixedStatement, microsIso, runStatement } from '../../db/statements.js';
 import { newId } from '../../platform/ids.js';
+import { listPage, type PageRequest, prefixPattern } from '../../platform/pagination.js';
 
 /** The queries of the end-users module: its tables `end_users` and `end_user_item_states`. */
 
@@ -170,6 +171,28 @@ export async function moveItemStatesOf(
 }
 
 // ---- resolution ------------------------------------------------------------------------------
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * How the dashboard's routes name an end user: by its service id or its userId (external id).
+ * A uuid-looking value matches either (a userId may be a uuid); the earliest created wins.
+ */
+const byIdOrUserId = (idOrUserId: string) =>
+  UUID.test(idOrUserId)
+    ? or(eq(endUsers.id, idOrUserId), eq(endUsers.externalId, idOrUserId))
+    : eq(endUsers.externalId, idOrUserId);
+
+/** A tenant's end user by its service id or its userId (external id); null when not this tenant's. */
+export async function findEndUserRef(exec: Executor, tenantId: string, idOrUserId: string) {
+  const [row] = await exec
+    .select({ id: endUsers.id, externalId: endUsers.externalId, anonymousId: endUsers.anonymousId })
+    .from(endUsers)
+    .where(and(eq(endUsers.tenantId, tenantId), byIdOrUserId(idOrUserId)))
+    .orderBy(asc(endUsers.createdAt))
+    .limit(1);
+  return row ?? null;
+}
 
 export type EndUserOfUserId = Pick<EndUserRow, 'id' | 'tenantId'> & { userId: string };
 
@@ -375,4 +398,97 @@ export function findEndUsersForExport(
     .where(and(...where))
     .orderBy(asc(e.createdAt), asc(e.id))
     .limit(limit);
+}
+
+// ---- the dashboard's list and detail (GET /api/end-users, /api/end-users/:id) ------------------
+
+const listed = {
+  id: endUsers.id,
+  userId: endUsers.externalId,
+  anonymousId: endUsers.anonymousId,
+  traits: endUsers.traits,
+  firstSeenAt: endUsers.firstSeenAt,
+  lastSeenAt: endUsers.lastSeenAt,
+};
+
+export type ListedEndUser = {
+  id: string;
+  userId: string | null;
+  anonymousId: string | null;
+  traits: Record<string, unknown>;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+};
+
+/**
+ * The search of the end-user list (docs/end-users.md): case-insensitively, the start of the
+ * userId, of the anonymous id, or of the `email` or `name` trait; a uuid also matches the service id.
+ */
+function searchOf(search: string): SQL {
+  const pattern = prefixPattern(search.toLowerCase());
+  const e = endUsers;
+  const match = [
+    sql`lower(${e.externalId}) like ${pattern}`,
+    sql`lower(${e.anonymousId}) like ${pattern}`,
+    sql`lower(${e.traits} ->> 'email') like ${pattern}`,
+    sql`lower(${e.traits} ->> 'name') like ${pattern}`,
+  ];
+  if (UUID.test(search)) match.push(eq(e.id, search));
+  return or(...match)!;
+}
+
+/** A page of the tenant's end users, last seen first (then id), matching `search` when given. */
+export function listEndUsersPage(
+  exec: Executor,
+  tenantId: string,
+  filter: { search?: string | undefined },
+  page: PageRequest,
+) {
+  const where = and(eq(endUsers.tenantId, tenantId), filter.search ? searchOf(filter.search) : undefined);
+  return listPage<ListedEndUser>(
+    exec.select(listed).from(endUsers).where(where).orderBy(desc(endUsers.lastSeenAt), desc(endUsers.id)),
+    exec.select({ n: count() }).from(endUsers).where(where),
+    page,
+  );
+}
+
+/** A tenant's end user by its service id or userId, as the list shows it; undefined when not this tenant's. */
+export async function findEndUser(
+  exec: Executor,
+  tenantId: string,
+  idOrUserId: string,
+): Promise<(ListedEndUser & { createdAt: Date }) | undefined> {
+  const [row] = await exec
+    .select({ ...listed, createdAt: endUsers.createdAt })
+    .from(endUsers)
+    .where(and(eq(endUsers.tenantId, tenantId), byIdOrUserId(idOrUserId)))
+    .orderBy(asc(endUsers.createdAt))
+    .limit(1);
+  return row;
+}
+
+/**
+ * The end user's item states (completed, dismissed), latest first, each with the item's kind and
+ * name read with them: a flow, a content item (its type slug) or an NPS survey (`nps-surveys`);
+ * an item since deleted has none.
+ */
+export function listItemStatesOf(exec: Executor, tenantId: string, endUserId: string) {
+  const s = endUserItemStates;
+  return exec
+    .select({
+      itemId: s.itemId,
+      flowName: flows.name,
+      contentName: contentItems.name,
+      contentType: contentItems.type,
+      npsName: npsSurveys.name,
+      completedAt: s.completedAt,
+      dismissedAt: s.dismissedAt,
+    })
+    .from(s)
+    .leftJoin(flows, and(eq(flows.tenantId, tenantId), eq(flows.id, s.itemId)))
+    .leftJoin(contentItems, and(eq(contentItems.tenantId, tenantId), eq(contentItems.id, s.itemId)))
+    .leftJoin(npsSurveys, and(eq(npsSurveys.tenantId, tenantId), eq(npsSurveys.id, s.itemId)))
+    .where(and(eq(s.tenantId, tenantId), eq(s.endUserId, endUserId)))
+    .orderBy(desc(s.updatedAt), asc(s.itemId))
+    .limit(500);
 }

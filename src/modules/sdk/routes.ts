@@ -7,7 +7,7 @@ import { notFound } from '../../platform/errors.js';
 import { emptyResponse, errors, JSON_UTF8 } from '../../platform/http/schemas.js';
 import { etagMatches } from '../../platform/http/static-assets.js';
 import { createDeliveryCache, createServeLedger, createSessionLookup } from '../delivery/index.js';
-import { identifyEndUser } from '../end-users/index.js';
+import { findEndUserRef, identifyEndUser } from '../end-users/index.js';
 import { serverEvent } from '../events/index.js';
 import { createBodyBuffers } from './body-buffers.js';
 import { createConfigCache } from './config-cache.js';
@@ -20,7 +20,7 @@ import {
   sessionResponse,
 } from './schemas.js';
 import { explainSession, rememberersOf, serveSession } from './serve-session.js';
-import { findEndUserRef, listItemCatalog } from './store.js';
+import { listItemCatalog } from './store.js';
 
 const tags = ['sdk'];
 

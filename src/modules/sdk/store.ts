@@ -1,6 +1,6 @@
-import { and, asc, eq, or } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { contentItems, endUsers, flows, npsSurveys, tenants } from '../../db/schema/index.js';
+import { contentItems, flows, npsSurveys, tenants } from '../../db/schema/index.js';
 
 /** The SDK module's one query of its own (the session's are delivery's): what the SDK config shows of a tenant. */
 export async function findTenantConfig(exec: Executor, tenantId: string) {
@@ -12,22 +12,6 @@ export async function findTenantConfig(exec: Executor, tenantId: string) {
 }
 
 // ---- the explanation (GET /api/end-users/:id/delivery) -------------------------------------------
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A tenant's end user by its service id or its userId (external id); null when not this tenant's. */
-export async function findEndUserRef(exec: Executor, tenantId: string, idOrUserId: string) {
-  const match = UUID.test(idOrUserId)
-    ? or(eq(endUsers.id, idOrUserId), eq(endUsers.externalId, idOrUserId))
-    : eq(endUsers.externalId, idOrUserId);
-  const [row] = await exec
-    .select({ id: endUsers.id, externalId: endUsers.externalId, anonymousId: endUsers.anonymousId })
-    .from(endUsers)
-    .where(and(eq(endUsers.tenantId, tenantId), match))
-    .orderBy(asc(endUsers.createdAt))
-    .limit(1);
-  return row ?? null;
-}
 
 /**
  * Every flow, content item and NPS survey of the tenant with its status, whatever it is: the

@@ -3,6 +3,7 @@ import { audiences } from '../features/audiences/routes';
 import { auth } from '../features/auth/routes';
 import { content } from '../features/content/routes';
 import { delivery } from '../features/delivery/routes';
+import { endUsers } from '../features/end-users/routes';
 import { experiments } from '../features/experiments/routes';
 import { flows } from '../features/flows/routes';
 import { journeys } from '../features/journeys/routes';
@@ -22,6 +23,7 @@ export const FEATURES: readonly Feature[] = [
   journeys,
   experiments,
   delivery,
+  endUsers,
   analytics,
   translations,
   webhooks,

@@ -6,6 +6,7 @@
  */
 export { Button } from './button';
 export { Modal } from './dialog';
+export { downloadJson } from './download';
 export { Checkbox, SelectField, TextArea, TextField } from './fields';
 export { Form, FormDialog, FormFoot } from './form';
 export { FormError, fieldError } from './form-error';

@@ -55,22 +55,24 @@ export function usePagedQuery<T>(
   });
 }
 
-/** The search box of a list's toolbar (by name). */
+/** The search box of a list's toolbar (by name, unless its placeholder says otherwise). */
 export function SearchFilter({
   label,
   value,
   onChange,
+  placeholder = 'Search by name',
 }: {
   label: string;
   value: string;
   onChange(value: string): void;
+  placeholder?: string;
 }) {
   return (
     <input
       type="search"
       className="search"
       aria-label={label}
-      placeholder="Search by name"
+      placeholder={placeholder}
       defaultValue={value}
       onChange={(e) => onChange(e.target.value)}
     />

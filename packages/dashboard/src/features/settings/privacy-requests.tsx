@@ -4,6 +4,7 @@ import { api, must } from '../../app/api';
 import { useCan } from '../../app/session';
 import {
   Button,
+  downloadJson,
   Empty,
   Form,
   FormFoot,
@@ -15,16 +16,6 @@ import {
   TextField,
   usePagedQuery,
 } from '../../kit';
-
-/** Saves `data` as a JSON file named `name` (the browser's download). */
-function downloadJson(name: string, data: unknown) {
-  const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 0);
-}
 
 /** What a completed deletion removed, in one line (`end_users 1, events 12`). */
 const removedLine = (removed: Record<string, number>) =>
