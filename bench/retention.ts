@@ -103,16 +103,22 @@ async function main() {
     const deleteEvents = Number(viaDelete.n) * PER_BATCH;
     const deleteStart = performance.now();
     let statements = 0;
+    // As the job's DELETEs (deleteBatchesBefore): the oldest 500, each statement starting where the last ended.
+    let from = viaDelete.lo;
     for (;;) {
-      const rows = await q<{ id: string }>(
+      const rows = await q<{ received_at: string }>(
         `delete from event_batches where tenant_id = $1 and received_at >= $2 and received_at <= $3
            and (id, received_at) in (select id, received_at from event_batches
-             where tenant_id = $1 and received_at >= $2 and received_at <= $3 limit ${DELETE_BATCH})
-         returning id`,
-        [big.tenantId, viaDelete.lo, viaDelete.hi],
+             where tenant_id = $1 and received_at >= $2 and received_at <= $3 order by received_at limit ${DELETE_BATCH})
+         returning received_at::text`,
+        [big.tenantId, from, viaDelete.hi],
       );
       statements++;
       if (rows.length < DELETE_BATCH) break;
+      from = rows
+        .map((r) => r.received_at)
+        .sort()
+        .at(-1)!;
     }
     const deleteMs = performance.now() - deleteStart;
     const vacuumStart = performance.now();

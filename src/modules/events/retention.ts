@@ -44,6 +44,20 @@ export interface RetentionResult {
   deadLettersDeleted: number;
 }
 
+/** Runs a batched DELETE until a batch comes back short, each starting where the last ended; the total. */
+async function inBatches(
+  deleteFrom: (from: Date | null) => Promise<{ deleted: number; last: Date | null }>,
+): Promise<number> {
+  let total = 0;
+  let from: Date | null = null;
+  for (;;) {
+    const { deleted, last } = await deleteFrom(from);
+    total += deleted;
+    if (deleted < RETENTION_BATCH) return total;
+    from = last;
+  }
+}
+
 /** One pass of retention at `now`, whatever the lease (the job below decides when to call it). */
 export async function applyRetention(deps: RetentionDeps, now: Date): Promise<RetentionResult> {
   const db = deps.database.db;
@@ -67,19 +81,15 @@ export async function applyRetention(deps: RetentionDeps, now: Date): Promise<Re
   }
   let batchesDeleted = 0;
   for (const { tenantId, before } of plan.deleteBatches) {
-    let n: number;
-    do {
-      n = await deleteBatchesBefore(db, tenantId, before, RETENTION_BATCH);
-      batchesDeleted += n;
-    } while (n === RETENTION_BATCH);
+    batchesDeleted += await inBatches((from) =>
+      deleteBatchesBefore(db, tenantId, { from, before }, RETENTION_BATCH),
+    );
   }
   let deadLettersDeleted = 0;
   for (const { tenantId, before } of plan.deleteDeadLetters) {
-    let n: number;
-    do {
-      n = await deleteDeadLettersBefore(db, tenantId, before, RETENTION_BATCH);
-      deadLettersDeleted += n;
-    } while (n === RETENTION_BATCH);
+    deadLettersDeleted += await inBatches((from) =>
+      deleteDeadLettersBefore(db, tenantId, { from, before }, RETENTION_BATCH),
+    );
   }
   return { partitionsAdded, partitionsDropped, batchesDeleted, deadLettersDeleted };
 }

@@ -457,34 +457,55 @@ export async function dropLogPartition(db: Database, name: string, lockTimeoutMs
   });
 }
 
-/** Deletes up to `limit` of the tenant's batches received before `before`; returns how many. */
+/**
+ * Deletes the tenant's `limit` oldest batches received in [from, before) (from null: any time
+ * before); returns how many, and the latest received time among them, where the next call starts.
+ * Each call starts from there instead of the beginning: the index entries of rows just deleted
+ * stay until a vacuum, and a scan from the beginning would step over all of them every time.
+ */
 export async function deleteBatchesBefore(
   exec: Executor,
   tenantId: string,
-  before: Date,
+  range: { from: Date | null; before: Date },
   limit: number,
-): Promise<number> {
-  const old = and(eq(b.tenantId, tenantId), lt(b.receivedAt, before));
-  const some = exec.select({ id: b.id, receivedAt: b.receivedAt }).from(b).where(old).limit(limit);
+): Promise<{ deleted: number; last: Date | null }> {
+  const where = [eq(b.tenantId, tenantId), lt(b.receivedAt, range.before)];
+  if (range.from) where.push(gte(b.receivedAt, range.from));
+  const some = exec
+    .select({ id: b.id, receivedAt: b.receivedAt })
+    .from(b)
+    .where(and(...where))
+    .orderBy(asc(b.receivedAt))
+    .limit(limit);
   const rows = await exec
     .delete(b)
-    .where(and(old, sql`(${b.id}, ${b.receivedAt}) in (${some})`))
-    .returning({ id: b.id });
-  return rows.length;
+    .where(and(...where, sql`(${b.id}, ${b.receivedAt}) in (${some})`))
+    .returning({ receivedAt: b.receivedAt });
+  let last: Date | null = null;
+  for (const r of rows) if (!last || r.receivedAt > last) last = r.receivedAt;
+  return { deleted: rows.length, last };
 }
 
-/** Deletes up to `limit` of the tenant's dead letters set aside before `before`; returns how many. */
+/** Deletes the tenant's `limit` oldest dead letters set aside in [from, before), as deleteBatchesBefore. */
 export async function deleteDeadLettersBefore(
   exec: Executor,
   tenantId: string,
-  before: Date,
+  range: { from: Date | null; before: Date },
   limit: number,
-): Promise<number> {
-  const old = and(eq(dl.tenantId, tenantId), lt(dl.createdAt, before));
-  const some = exec.select({ id: dl.id }).from(dl).where(old).limit(limit);
+): Promise<{ deleted: number; last: Date | null }> {
+  const where = [eq(dl.tenantId, tenantId), lt(dl.createdAt, range.before)];
+  if (range.from) where.push(gte(dl.createdAt, range.from));
+  const some = exec
+    .select({ id: dl.id })
+    .from(dl)
+    .where(and(...where))
+    .orderBy(asc(dl.createdAt))
+    .limit(limit);
   const rows = await exec
     .delete(dl)
-    .where(and(old, sql`${dl.id} in (${some})`))
-    .returning({ id: dl.id });
-  return rows.length;
+    .where(and(...where, sql`${dl.id} in (${some})`))
+    .returning({ createdAt: dl.createdAt });
+  let last: Date | null = null;
+  for (const r of rows) if (!last || r.createdAt > last) last = r.createdAt;
+  return { deleted: rows.length, last };
 }
