@@ -14,9 +14,10 @@ import { seedQuery } from '../test/helpers/standalone.js';
  *     DELETEs (500 rows a statement, as the job trims shorter retentions) then the VACUUM that
  *     gives the space back, against DROP TABLE of the partition.
  *
- *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/retention.ts [N]
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/retention.ts [N] [events per row]
  */
-const PER_BATCH = 50;
+/** Events per log row: 50 as the SDK sends them; a second argument changes it (1: a row per event). */
+const PER_BATCH = Number(process.argv[3] ?? 50);
 const SPAN_DAYS = 400;
 const SEED_CHUNK = 10_000; // batches per INSERT
 const DELETE_BATCH = 500;
