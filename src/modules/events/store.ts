@@ -143,18 +143,21 @@ export function claimBatch(tx: Executor, id: string): Promise<ClaimedBatch[]> {
 /**
  * Batches handed over in memory: claimed and marked processed in one statement (the transaction
  * rolls the mark back if an effect fails). Those another processor holds or has processed are
- * left out.
+ * left out. `since` (the earliest of their received times) lets PostgreSQL visit only the log's
+ * recent month partitions instead of probing every month's key for each id (docs/retention.md).
  */
-const claimHandedStatement = fixedStatement<{ id: string }, { ids: string[] }>(
+const claimHandedStatement = fixedStatement<{ id: string }, { ids: string[]; since: string }>(
   sql`update ${b} set ${bare(b.processedAt)} = now()
-  where ${b.id} in (select ${b.id} from ${b} where ${b.id} = any(${p('ids')}::uuid[]) and ${b.processedAt} is null
-    and ${b.attempts} = 0 for update skip locked)
+  where ${b.receivedAt} >= ${p('since')}::timestamptz
+    and ${b.id} in (select ${b.id} from ${b} where ${b.id} = any(${p('ids')}::uuid[])
+      and ${b.receivedAt} >= ${p('since')}::timestamptz and ${b.processedAt} is null
+      and ${b.attempts} = 0 for update skip locked)
   returning ${b.id}`,
 );
 
-/** Claims and marks processed those of the batches `ids` still pending (the ids claimed). */
-export function claimHandedBatches(tx: Executor, ids: string[]): Promise<{ id: string }[]> {
-  return runPrepared(tx, claimHandedStatement, { ids });
+/** Claims and marks processed those of the batches `ids`, received at `since` or later, still pending (the ids claimed). */
+export function claimHandedBatches(tx: Executor, ids: string[], since: Date): Promise<{ id: string }[]> {
+  return runPrepared(tx, claimHandedStatement, { ids, since: since.toISOString() });
 }
 
 const retryingStatement = fixedStatement<{ id: string }, { limit: number }>(
