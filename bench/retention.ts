@@ -12,7 +12,9 @@ import { seedQuery } from '../test/helpers/standalone.js';
  *     tenant's rows older than 30 days from the months kept);
  *  2. the two ways to remove one whole month, side by side on months of equal size: batched
  *     DELETEs (500 rows a statement, as the job trims shorter retentions) then the VACUUM that
- *     gives the space back, against DROP TABLE of the partition.
+ *     gives the space back, against DROP TABLE of the partition;
+ *  3. what the partitions cost the log's hot statements (the writer's INSERT of 50 batches, the
+ *     processor's hand-over claim), against a plain copy of the log: medians of 500 rounds.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/retention.ts [N] [events per row]
  */
@@ -135,6 +137,83 @@ async function main() {
     console.log(
       `one month by DROP TABLE (${viaDrop.name}, ${dropEvents.toLocaleString('en')} events): ${seconds(dropMs)} (${rate(dropEvents, dropMs)})`,
     );
+
+    // 3. What partitioning costs the log's hot statements: the writer's multi-row INSERT and the
+    // processor's hand-over claim, on the partitioned log against a plain copy of it, each in a
+    // transaction rolled back (the tables stay as they are), alternating.
+    await q('create table event_batches_plain (like event_batches including all)');
+    await q('insert into event_batches_plain select * from event_batches');
+    await q('analyze event_batches_plain');
+    const [{ n: partitionCount } = { n: '?' }] = await q<{ n: string }>(
+      `select count(*) as n from pg_inherits where inhparent = 'event_batches'::regclass`,
+    );
+    const client = await (big.deps.database.raw as import('pg').Pool).connect();
+    try {
+      const bodies = Array.from({ length: 50 }, () => text);
+      const insertInto = (table: string) =>
+        `insert into ${table} (id, tenant_id, correlation_id, received_at, event_count, events, source)
+         select gen_random_uuid(), $1, gen_random_uuid(), now(), ${PER_BATCH}, b, 'sdk' from unnest($2::text[]) b
+         returning id`;
+      const timings: Record<string, number[]> = {};
+      const time = async (label: string, run: () => Promise<unknown>) => {
+        const t0 = performance.now();
+        await run();
+        const list = timings[label] ?? [];
+        list.push(performance.now() - t0);
+        timings[label] = list;
+      };
+      for (let round = 0; round < 600; round++) {
+        for (const table of ['event_batches', 'event_batches_plain']) {
+          await client.query('begin');
+          const ids = await client.query<{ id: string }>({
+            name: `insert-${table}`,
+            text: insertInto(table),
+            values: [big.tenantId, bodies],
+          });
+          const since = new Date(Date.now() - 60_000).toISOString();
+          const handed = ids.rows.map((r) => r.id);
+          await client.query('savepoint claim');
+          await time(`hand-over claim by id alone (50 batches), ${table}`, () =>
+            client.query({
+              name: `claim-id-${table}`,
+              text: `update ${table} set processed_at = now() where id in (
+                select id from ${table} where id = any($1::uuid[])
+                  and processed_at is null and attempts = 0 for update skip locked) returning id`,
+              values: [handed],
+            }),
+          );
+          await client.query('rollback to savepoint claim');
+          await time(`hand-over claim (50 batches), ${table}`, () =>
+            client.query({
+              name: `claim-${table}`,
+              text: `update ${table} set processed_at = now() where received_at >= $2 and id in (
+                select id from ${table} where id = any($1::uuid[]) and received_at >= $2
+                  and processed_at is null and attempts = 0 for update skip locked) returning id`,
+              values: [handed, since],
+            }),
+          );
+          await client.query('rollback');
+          await client.query('begin');
+          await time(`insert (50 batches), ${table}`, () =>
+            client.query({
+              name: `insert-${table}`,
+              text: insertInto(table),
+              values: [big.tenantId, bodies],
+            }),
+          );
+          await client.query('rollback');
+        }
+      }
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+      for (const [label, xs] of Object.entries(timings)) {
+        const on = label.endsWith('_plain') ? 'one table' : `${partitionCount} partitions`;
+        console.log(
+          `${label.replace(/, event_batches(_plain)?$/, '')} on ${on}: median ${(median(xs.slice(100)) * 1000).toFixed(0)} µs`,
+        );
+      }
+    } finally {
+      client.release();
+    }
   } finally {
     await big.close();
     await database.close();
