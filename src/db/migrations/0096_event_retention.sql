@@ -28,6 +28,9 @@ begin
     return false;
   end if;
   execute format('create table %I (like event_batches including all)', part);
+  -- No row of that month may reach the default partition between the move and the attach (the
+  -- attach would fail). Inserts routed to other partitions do not take this lock.
+  lock table event_batches_default in exclusive mode;
   execute format(
     'with moved as (delete from event_batches_default where received_at >= %L and received_at < %L returning *)
      insert into %I select * from moved', lo, hi, part);
