@@ -6370,6 +6370,8 @@ export interface operations {
                                 journeys: number | null;
                                 experiments: number | null;
                             };
+                            /** @description Days a tenant's events are kept before the retention job removes them; null = kept forever */
+                            retentionDays: number | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */

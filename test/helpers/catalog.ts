@@ -5,7 +5,8 @@ import type { DatabaseHandle } from '../../src/db/client.js';
  * built different ways compare like with like): columns with type, nullability and default;
  * indexes that back no constraint, with their definitions; constraints by table and
  * definition (names aside: drizzle and SQL name primary and foreign keys differently).
- * Triggers and functions are not tables' shape and are left out.
+ * Triggers and functions are not tables' shape and are left out; so are partitions (a partition
+ * has its parent's shape: event_batches on PostgreSQL, migration 0096).
  */
 export interface Catalog {
   columns: Map<string, string>;
@@ -14,6 +15,7 @@ export interface Catalog {
 }
 
 const IGNORED_TABLES = new Set(['schema_migrations']);
+const PARTITIONS = `select relname from pg_class where relispartition and relnamespace = 'public'::regnamespace`;
 
 /** `ignoring`: tables left out (besides the migrations' own bookkeeping). */
 export async function readCatalog(db: DatabaseHandle, ignoring: readonly string[] = []): Promise<Catalog> {
@@ -22,21 +24,25 @@ export async function readCatalog(db: DatabaseHandle, ignoring: readonly string[
             format('%s %s default %s%s', udt_name, case when is_nullable = 'YES' then 'null' else 'not null' end,
                    coalesce(column_default, '-'),
                    case when is_generated = 'ALWAYS' then ' generated as ' || generation_expression else '' end) as v
-     from information_schema.columns where table_schema = 'public'`,
+     from information_schema.columns where table_schema = 'public'
+       and table_name not in (${PARTITIONS})`,
   );
   const indexes = await db.query<{ t: string; k: string; v: string }>(
     `select i.tablename as t, i.indexname as k, i.indexdef as v from pg_indexes i
      where i.schemaname = 'public'
-       and not exists (select 1 from pg_constraint c where c.conname = i.indexname and c.connamespace = 'public'::regnamespace)`,
+       and not exists (select 1 from pg_constraint c where c.conname = i.indexname and c.connamespace = 'public'::regnamespace)
+       and i.tablename not in (${PARTITIONS})`,
   );
   const constraints = await db.query<{ t: string; k: string }>(
     `select conrelid::regclass::text as t, conrelid::regclass::text || ' ' || pg_get_constraintdef(oid) as k
-     from pg_constraint where connamespace = 'public'::regnamespace and contype <> 't'`,
+     from pg_constraint where connamespace = 'public'::regnamespace and contype <> 't'
+       and conrelid not in (select oid from pg_class where relispartition)`,
   );
   const keep = (table: string) => !IGNORED_TABLES.has(table) && !ignoring.includes(table);
   return {
     columns: new Map(columns.filter((r) => keep(r.k.split('.')[0]!)).map((r) => [r.k, r.v])),
-    indexes: new Map(indexes.filter((r) => keep(r.t)).map((r) => [r.k, r.v])),
+    // A partitioned table's index prints `ON ONLY` (it is built on each partition): same shape.
+    indexes: new Map(indexes.filter((r) => keep(r.t)).map((r) => [r.k, r.v.replace(' ON ONLY ', ' ON ')])),
     constraints: new Set(constraints.filter((r) => keep(r.t)).map((r) => r.k)),
   };
 }

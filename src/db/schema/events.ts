@@ -48,11 +48,15 @@ export const endUsers = pgTable(
   ],
 );
 
-/** One row per accepted SDK request (migration 0008); `events` is its body as received (see decodeBatchEvents). */
+/**
+ * One row per accepted SDK request (migration 0008); `events` is its body as received (see
+ * decodeBatchEvents). On PostgreSQL partitioned by the month of `received_at` (migration 0096,
+ * docs/retention.md), hence the key (id, received_at).
+ */
 export const eventBatches = pgTable(
   'event_batches',
   {
-    id: uuid('id').primaryKey(),
+    id: uuid('id').notNull(),
     tenantId: uuid('tenant_id').notNull(),
     correlationId: uuid('correlation_id').notNull(),
     apiKeyId: uuid('api_key_id'),
@@ -67,6 +71,7 @@ export const eventBatches = pgTable(
     lastError: text('last_error'),
   },
   (t) => [
+    primaryKey({ columns: [t.id, t.receivedAt] }),
     index('event_batches_tenant_received_idx').on(t.tenantId, t.receivedAt),
     // The processor's claims: new batches, and failed ones retried alone.
     index('event_batches_new_idx').on(t.id).where(sql`processed_at is null and attempts = 0`),

@@ -181,3 +181,11 @@ export const mailOutbox = pgTable('mail_outbox', {
   error: text('error'),
   createdAt: created(),
 });
+
+/** When each lease-guarded periodic job is due next, and who runs it (migration 0097, platform/job-lease.ts). */
+export const jobLeases = pgTable('job_leases', {
+  name: text('name').primaryKey(),
+  dueAt: ts('due_at').notNull(),
+  holder: uuid('holder'),
+  lastRunAt: ts('last_run_at'),
+});

@@ -1,5 +1,6 @@
 import type { ModuleManifest } from '../../deps.js';
 import { eventProcessorJob } from './processor.js';
+import { eventRetentionJob } from './retention.js';
 import { eventsPlugin } from './routes.js';
 import { createEventsState } from './state.js';
 
@@ -9,11 +10,12 @@ import { createEventsState } from './state.js';
  * service records itself) → the processing job (processor.ts) claims stored batches, decodes
  * them (decode.ts), drops replayed client ids, and runs every module's effects (effect.ts, the
  * contract) in one transaction per chunk. The effects live in their modules' manifests.
+ * retention.ts drops events older than each tenant's plan allows (docs/retention.md).
  */
 export const eventsModule: ModuleManifest = {
   name: 'events',
   routes: eventsPlugin,
-  jobs: [eventProcessorJob],
+  jobs: [eventProcessorJob, eventRetentionJob],
   state: { events: createEventsState },
 };
 

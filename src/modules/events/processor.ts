@@ -227,6 +227,7 @@ async function processHanded(
       const rows = await claimHandedBatches(
         tx,
         handed.map((b) => b.id),
+        earliestReceived(handed),
       );
       if (rows.length === 0) return { batches: 0, events: 0 };
       const pending = rows.length === handed.length ? handed : onlyClaimed(handed, rows);
@@ -240,6 +241,12 @@ async function processHanded(
   } catch (err) {
     return retryAlone(deps, effects, claimed, err);
   }
+}
+
+function earliestReceived(handed: readonly HandedBatch[]): Date {
+  let min = handed[0]!.receivedAt;
+  for (const b of handed) if (b.receivedAt < min) min = b.receivedAt;
+  return min;
 }
 
 function onlyClaimed(handed: readonly HandedBatch[], rows: readonly { id: string }[]): HandedBatch[] {

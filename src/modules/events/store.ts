@@ -1,6 +1,7 @@
-import { and, asc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
+import { and, asc, eq, getTableName, gte, lt, type SQL, sql } from 'drizzle-orm';
+import type { Database, Executor } from '../../db/client.js';
 import { preparedQuery } from '../../db/prepared.js';
+import { sqlRows } from '../../db/raw.js';
 import { eventBatches, eventDeadLetters, processedEventIds } from '../../db/schema/index.js';
 import {
   bare,
@@ -142,18 +143,21 @@ export function claimBatch(tx: Executor, id: string): Promise<ClaimedBatch[]> {
 /**
  * Batches handed over in memory: claimed and marked processed in one statement (the transaction
  * rolls the mark back if an effect fails). Those another processor holds or has processed are
- * left out.
+ * left out. `since` (the earliest of their received times) lets PostgreSQL visit only the log's
+ * recent month partitions instead of probing every month's key for each id (docs/retention.md).
  */
-const claimHandedStatement = fixedStatement<{ id: string }, { ids: string[] }>(
+const claimHandedStatement = fixedStatement<{ id: string }, { ids: string[]; since: string }>(
   sql`update ${b} set ${bare(b.processedAt)} = now()
-  where ${b.id} in (select ${b.id} from ${b} where ${b.id} = any(${p('ids')}::uuid[]) and ${b.processedAt} is null
-    and ${b.attempts} = 0 for update skip locked)
+  where ${b.receivedAt} >= ${p('since')}::timestamptz
+    and ${b.id} in (select ${b.id} from ${b} where ${b.id} = any(${p('ids')}::uuid[])
+      and ${b.receivedAt} >= ${p('since')}::timestamptz and ${b.processedAt} is null
+      and ${b.attempts} = 0 for update skip locked)
   returning ${b.id}`,
 );
 
-/** Claims and marks processed those of the batches `ids` still pending (the ids claimed). */
-export function claimHandedBatches(tx: Executor, ids: string[]): Promise<{ id: string }[]> {
-  return runPrepared(tx, claimHandedStatement, { ids });
+/** Claims and marks processed those of the batches `ids`, received at `since` or later, still pending (the ids claimed). */
+export function claimHandedBatches(tx: Executor, ids: string[], since: Date): Promise<{ id: string }[]> {
+  return runPrepared(tx, claimHandedStatement, { ids, since: since.toISOString() });
 }
 
 const retryingStatement = fixedStatement<{ id: string }, { limit: number }>(
@@ -388,4 +392,123 @@ export function findBatchesForExport(
     .where(and(...where))
     .orderBy(asc(b.receivedAt), asc(b.id))
     .limit(limit);
+}
+
+// Retention (retention.ts, docs/retention.md): the log's month partitions on PostgreSQL (named by
+// the SQL function `event_batches_add_month`, migration 0096), and batched DELETEs by tenant and time.
+
+const LOG_TABLE = getTableName(b);
+const MONTH_PARTITION = new RegExp(`^${LOG_TABLE}_p(\\d{4})_(\\d{2})$`);
+
+/** Whether `event_batches` is partitioned (PostgreSQL) rather than one table (the embedded database). */
+export async function isEventLogPartitioned(exec: Executor): Promise<boolean> {
+  const [row] = await sqlRows<{ partitioned: boolean }>(
+    exec,
+    sql`select relkind = 'p' as partitioned from pg_class where oid = ${LOG_TABLE}::regclass`,
+  );
+  return row?.partitioned === true;
+}
+
+/** The log's month partitions, oldest first (the default partition is not one). */
+export async function listLogPartitions(
+  exec: Executor,
+): Promise<{ name: string; from: Date; until: Date }[]> {
+  const rows = await sqlRows<{ name: string }>(
+    exec,
+    sql`select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
+      where i.inhparent = ${LOG_TABLE}::regclass order by c.relname`,
+  );
+  return rows.flatMap(({ name }) => {
+    const m = MONTH_PARTITION.exec(name);
+    if (!m) return [];
+    const [year, month] = [Number(m[1]), Number(m[2]) - 1];
+    return [
+      { name, from: new Date(Date.UTC(year, month, 1)), until: new Date(Date.UTC(year, month + 1, 1)) },
+    ];
+  });
+}
+
+/** Months (`YYYY-MM-01`, UTC) of the rows in the default partition. */
+export async function findDefaultPartitionMonths(exec: Executor): Promise<string[]> {
+  const rows = await sqlRows<{ month: string }>(
+    exec,
+    sql`select distinct to_char(${b.receivedAt} at time zone 'UTC', 'YYYY-MM-01') as month
+      from ${sql.identifier(`${LOG_TABLE}_default`)} as ${b}`,
+  );
+  return rows.map((r) => r.month);
+}
+
+/** Adds the partition of `month` (`YYYY-MM-01`) unless it exists (moving its rows out of the default one). */
+export async function addLogMonth(exec: Executor, month: string): Promise<boolean> {
+  const [row] = await sqlRows<{ added: boolean }>(
+    exec,
+    sql`select event_batches_add_month(${month}::date) as added`,
+  );
+  return row?.added === true;
+}
+
+/**
+ * Drops a month partition. DROP takes the log's lock for a moment, so new inserts queue behind
+ * it: it waits at most `lockTimeoutMs` for queries in flight, and fails (retried at the next
+ * run) rather than holding ingestion up longer.
+ */
+export async function dropLogPartition(db: Database, name: string, lockTimeoutMs: number): Promise<void> {
+  if (!MONTH_PARTITION.test(name)) throw new Error(`not a month partition of the event log: ${name}`);
+  await db.transaction(async (tx) => {
+    await tx.execute(sql.raw(`set local lock_timeout = ${Math.trunc(lockTimeoutMs)}`));
+    await tx.execute(sql`drop table ${sql.identifier(name)}`);
+  });
+}
+
+/**
+ * Deletes the tenant's `limit` oldest batches received in [from, before) (from null: any time
+ * before); returns how many, and the latest received time among them, where the next call starts.
+ * Each call starts from there instead of the beginning: the index entries of rows just deleted
+ * stay until a vacuum, and a scan from the beginning would step over all of them every time.
+ */
+export async function deleteBatchesBefore(
+  exec: Executor,
+  tenantId: string,
+  range: { from: Date | null; before: Date },
+  limit: number,
+): Promise<{ deleted: number; last: Date | null }> {
+  const where = [eq(b.tenantId, tenantId), lt(b.receivedAt, range.before)];
+  if (range.from) where.push(gte(b.receivedAt, range.from));
+  const some = exec
+    .select({ id: b.id, receivedAt: b.receivedAt })
+    .from(b)
+    .where(and(...where))
+    .orderBy(asc(b.receivedAt))
+    .limit(limit);
+  const rows = await exec
+    .delete(b)
+    .where(and(...where, sql`(${b.id}, ${b.receivedAt}) in (${some})`))
+    .returning({ receivedAt: b.receivedAt });
+  let last: Date | null = null;
+  for (const r of rows) if (!last || r.receivedAt > last) last = r.receivedAt;
+  return { deleted: rows.length, last };
+}
+
+/** Deletes the tenant's `limit` oldest dead letters set aside in [from, before), as deleteBatchesBefore. */
+export async function deleteDeadLettersBefore(
+  exec: Executor,
+  tenantId: string,
+  range: { from: Date | null; before: Date },
+  limit: number,
+): Promise<{ deleted: number; last: Date | null }> {
+  const where = [eq(dl.tenantId, tenantId), lt(dl.createdAt, range.before)];
+  if (range.from) where.push(gte(dl.createdAt, range.from));
+  const some = exec
+    .select({ id: dl.id })
+    .from(dl)
+    .where(and(...where))
+    .orderBy(asc(dl.createdAt))
+    .limit(limit);
+  const rows = await exec
+    .delete(dl)
+    .where(and(...where, sql`${dl.id} in (${some})`))
+    .returning({ createdAt: dl.createdAt });
+  let last: Date | null = null;
+  for (const r of rows) if (!last || r.createdAt > last) last = r.createdAt;
+  return { deleted: rows.length, last };
 }

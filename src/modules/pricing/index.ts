@@ -14,4 +14,4 @@ export type { PlanFeatureKey } from './enforce.js';
 // The surface other modules use.
 export { assertFeatureEnabled, assertPlanAllows, decide, getTenantPlan } from './enforce.js';
 export { countUsage } from './store.js';
-export { createSubscription, loadSubscription } from './subscription.js';
+export { createSubscription, listTenantRetention, loadSubscription } from './subscription.js';

@@ -32,6 +32,17 @@ export const LIMIT_FEATURE: Partial<Record<PlanLimitKey, PlanFeatureKey>> = {
   experiments: 'experiments',
 };
 
+/**
+ * How many days a plan keeps a tenant's events (`limits.retentionDays`, docs/retention.md): a
+ * positive whole number of days; anything else (null, missing, malformed) keeps them forever.
+ * Not a usage limit (nothing is counted against it), so not among PLAN_LIMIT_KEYS; unlike those,
+ * a plan edited by hand without it keeps data rather than dropping it.
+ */
+export function retentionDaysOf(limits: Record<string, unknown> | null | undefined): number | null {
+  const v = limits?.retentionDays;
+  return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : null;
+}
+
 /** The names `POST /api/pricing/check-feature` knows: every feature key and every limit key (others: "Unknown feature"). */
 export const CHECKABLE_KEYS = [...new Set<string>([...PLAN_FEATURE_KEYS, ...PLAN_LIMIT_KEYS])] as [
   PlanFeatureKey | PlanLimitKey,

@@ -150,12 +150,15 @@ describe('plans catalogue', () => {
           translations: expect.any(Boolean),
         },
         limits: expect.any(Object),
+        retentionDays: expect.any(Number),
         createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
         updatedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
       });
     }
     const byName = Object.fromEntries(plans.map((p) => [p.name, p]));
     for (const name of ['free', 'starter', 'growth']) expect(byName[name]!.limits).toEqual(LIMITS[name]);
+    // Days events are kept (migration 0096): not a usage limit, so beside `limits`.
+    expect(plans.map((p) => p.retentionDays)).toEqual([30, 90, 180, 365]);
     expect(byName.free).toMatchObject({
       priceMonthly: 0,
       priceYearly: 0,

@@ -28,6 +28,11 @@ export const plan = z.object({
   priceYearly: z.number(),
   features,
   limits,
+  retentionDays: z
+    .number()
+    .int()
+    .nullable()
+    .describe("Days a tenant's events are kept before the retention job removes them; null = kept forever"),
   createdAt: timestamp,
   updatedAt: timestamp,
 });

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, gt, gte, isNull, lt, ne, or, sql, sum } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/client.js';
 import {
   aiTokenUsage,
@@ -97,6 +98,23 @@ export async function updateSubscriptionPlan(
     .update(subscriptions)
     .set({ planId, status: 'active', ...period, updatedAt: sql`now()` })
     .where(eq(subscriptions.tenantId, tenantId));
+}
+
+/** Every tenant with its plan's limits (the plan named `fallbackPlan` for a tenant without a subscription). */
+export async function findTenantPlanLimits(
+  exec: Executor,
+  fallbackPlan: string,
+): Promise<{ tenantId: string; limits: Record<string, number | null> | null }[]> {
+  const fallback = alias(plans, 'fallback');
+  return exec
+    .select({
+      tenantId: tenants.id,
+      limits: sql<Record<string, number | null> | null>`coalesce(${plans.limits}, ${fallback.limits})`,
+    })
+    .from(tenants)
+    .leftJoin(subscriptions, eq(subscriptions.tenantId, tenants.id))
+    .leftJoin(plans, eq(plans.id, subscriptions.planId))
+    .leftJoin(fallback, eq(fallback.name, fallbackPlan));
 }
 
 export interface UsagePeriod {

@@ -7,11 +7,13 @@ import {
   PLAN_LIMIT_KEYS,
   type PlanFeatureKey,
   type PlanLimitKey,
+  retentionDaysOf,
 } from './keys.js';
 import { currentPeriod, newPeriod } from './period.js';
 import {
   findPlanRowByName,
   findSubscription,
+  findTenantPlanLimits,
   insertSubscription,
   insertSubscriptionIfNone,
   type PlanRow,
@@ -24,6 +26,8 @@ export interface Plan {
   priceYearly: number;
   features: Record<PlanFeatureKey, boolean>;
   limits: Record<PlanLimitKey, number | null>;
+  /** Days the tenant's events are kept; null = forever (retentionDaysOf). */
+  retentionDays: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -40,7 +44,18 @@ export function toPlan(row: PlanRow): Plan {
     const v = row.limits?.[k];
     limits[k] = v === null ? null : typeof v === 'number' ? v : 0;
   }
-  return { ...row, features, limits };
+  return { ...row, features, limits, retentionDays: retentionDaysOf(row.limits) };
+}
+
+/**
+ * Every tenant's event retention in days (null: kept forever), from its plan, or the fallback
+ * plan's for a tenant without a subscription (as loadSubscription would start it on).
+ */
+export async function listTenantRetention(
+  exec: Executor,
+): Promise<{ tenantId: string; retentionDays: number | null }[]> {
+  const rows = await findTenantPlanLimits(exec, FALLBACK_PLAN);
+  return rows.map((r) => ({ tenantId: r.tenantId, retentionDays: retentionDaysOf(r.limits) }));
 }
 
 export const isFreePlan = (plan: Pick<Plan, 'priceMonthly' | 'priceYearly'>) =>
