@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { databaseFreeSuites } from './suites.js';
+import { databaseFreeSuites, isolatedSuites } from './suites.js';
 
 describe('databaseFreeSuites (what a PostgreSQL run does not repeat)', () => {
   const unit = databaseFreeSuites();
@@ -18,5 +18,15 @@ describe('databaseFreeSuites (what a PostgreSQL run does not repeat)', () => {
       'test/journeys-instances.test.ts', // PostgreSQL only
     ])
       expect(unit).not.toContain(bound);
+  });
+});
+
+describe('isolatedSuites (database-bound suites that keep a module graph of their own)', () => {
+  it('holds the suites that mock a module, and no unit suite', () => {
+    const isolated = isolatedSuites();
+    expect(isolated).toContain('src/modules/auth/auth.test.ts'); // vi.mock of platform/crypto
+    expect(isolated).not.toContain('src/modules/versions/versions.test.ts');
+    const unit = new Set(databaseFreeSuites());
+    expect(isolated.filter((f) => unit.has(f))).toEqual([]);
   });
 });

@@ -49,3 +49,16 @@ export function databaseFreeSuites(): string[] {
     })
     .sort();
 }
+
+/**
+ * Which database-bound suites need a fresh module graph of their own (the `service-isolated`
+ * project): those that replace a module with `vi.mock`, which cannot take effect in a worker
+ * that has already loaded the module for an earlier file. The rest share one module graph per
+ * worker (`isolate: false`), which saves loading the app's modules again for each file.
+ */
+export function isolatedSuites(): string[] {
+  const unit = new Set(databaseFreeSuites());
+  return ROOTS.flatMap((root) => filesUnder(root, '.test.ts'))
+    .filter((file) => !unit.has(file) && /\bvi\.mock\(/.test(readFileSync(file, 'utf8')))
+    .sort();
+}

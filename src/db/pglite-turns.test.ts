@@ -20,7 +20,9 @@ async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
   return turns;
 }
 
-describe('yieldAfterStatements', () => {
+// A fresh PGlite boots (initdb in WebAssembly) in each test: seconds on a quiet machine, more on a
+// loaded one.
+describe('yieldAfterStatements', { timeout: 120_000 }, () => {
   let client: PGlite | undefined;
   afterEach(async () => {
     await client?.close();
