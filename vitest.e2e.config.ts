@@ -2,14 +2,16 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Browser tests (`npm run test:e2e`): the real service, Debian's Chromium (playwright-core), host
- * pages on another origin. One file at a time: each starts a service and a browser.
+ * pages on another origin. Two files at a time: each starts its own service (on a free port) and
+ * browser, and much of a browser test's time is waiting (polls, debounces, the SDK's timers), so
+ * two overlap well on two cores.
  */
 export default defineConfig({
   test: {
     include: ['test/e2e/**/*.e2e.ts'],
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
-    fileParallelism: false,
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },
