@@ -535,4 +535,39 @@ describe('references', () => {
     const [entry] = await auditEntries(t, acme.tenantId, { action: 'JOURNEY_PAUSED', entityId: journey.id });
     expect(entry?.metadata).toMatchObject({ reason: 'flow deleted', flowId: flow.id });
   });
+
+  it('the flow a journey shows is its live version’s, not an unpublished working copy’s', async () => {
+    const live = await createFlow(t, acme);
+    const edited = await createFlow(t, acme);
+    const c = simpleCanvas(live.id);
+    const journey = await create(acme, { name: 'Live shows one', nodes: c.nodes, edges: c.edges });
+    expect((await callAs(t, acme, 'POST', `/api/journeys/${journey.id}/publish`)).statusCode).toBe(200);
+    // The working copy now shows the other flow; version 1, live, still shows the first.
+    const w = simpleCanvas(edited.id, c.n);
+    const put = await callAs(t, acme, 'PUT', `/api/journeys/${journey.id}/canvas`, {
+      nodes: w.nodes,
+      edges: w.edges,
+    });
+    expect(put.statusCode, put.body).toBe(200);
+
+    // The flow only the working copy shows: the running journey goes on.
+    const first = await callAs(t, acme, 'DELETE', `/api/flows/${edited.id}?disableDependents=true`);
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json().disabledDependents ?? []).not.toContainEqual(
+      expect.objectContaining({ id: journey.id }),
+    );
+    expect((await callAs(t, acme, 'GET', `/api/journeys/${journey.id}`)).json().data.status).toBe(
+      'PUBLISHED',
+    );
+
+    // The flow the live version shows: paused.
+    const second = await callAs(t, acme, 'DELETE', `/api/flows/${live.id}?disableDependents=true`);
+    expect(second.statusCode, second.body).toBe(200);
+    expect(second.json().disabledDependents).toContainEqual({
+      type: 'journey',
+      id: journey.id,
+      name: 'Live shows one',
+    });
+    expect((await callAs(t, acme, 'GET', `/api/journeys/${journey.id}`)).json().data.status).toBe('PAUSED');
+  });
 });

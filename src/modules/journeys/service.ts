@@ -26,6 +26,7 @@ import {
   toListItem,
   triggerTypeOf,
 } from './records.js';
+import { graphsOf, versionKey } from './runtime/graphs.js';
 import {
   type CanvasBody,
   type CreateJourneyInput,
@@ -41,7 +42,8 @@ import {
   insertJourney,
   type JourneyRow,
   listJourneysPage,
-  pauseJourneysShowingFlow,
+  lockPublishedJourneys,
+  pauseJourneys,
   updateJourney as updateJourneyRow,
 } from './store/journeys.js';
 import { JOURNEY_AUDIT_ACTION, type JourneyAction, journeyLifecycle } from './transitions.js';
@@ -360,8 +362,9 @@ export const journeyVersions: VersionedKind = {
 
 /**
  * Dependent disabler of a deleted flow (`DELETE /api/flows/:id?disableDependents=true`): every
- * PUBLISHED journey with a CONTENT node showing the flow is paused (no new enrollments; the
- * enrollments in it go on, and the flow, archived, is no longer listed to them). One audit entry each.
+ * PUBLISHED journey whose live version (what new enrollments run, not an unpublished working
+ * copy) has a CONTENT node showing the flow is paused (no new enrollments; the enrollments in it
+ * go on, and the flow, archived, is no longer listed to them). One audit entry each.
  */
 export async function pauseJourneysUsingFlow(
   exec: Executor,
@@ -370,7 +373,22 @@ export async function pauseJourneysUsingFlow(
   now: Date,
 ): Promise<Referrer[]> {
   if (!isUuid(flowId)) return [];
-  const rows = await pauseJourneysShowingFlow(exec, tenantId, flowId, now);
+  const published = await lockPublishedJourneys(exec, tenantId);
+  const graphs = await graphsOf(
+    exec,
+    published.map((p) => ({ tenantId, journeyId: p.id, version: p.liveVersion })),
+  );
+  const showing = published.filter((p) =>
+    [...(graphs.get(versionKey(p.id, p.liveVersion))?.nodes.values() ?? [])].some(
+      (n) => n.type === 'CONTENT' && n.contentId === flowId && n.config.contentType === 'flow',
+    ),
+  );
+  const rows = await pauseJourneys(
+    exec,
+    tenantId,
+    showing.map((p) => p.id),
+    now,
+  );
   await recordAudits(
     exec,
     rows.map((r) => ({
