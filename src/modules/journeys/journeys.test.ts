@@ -519,6 +519,29 @@ describe('references', () => {
     expect((await callAs(t, acme, 'DELETE', `/api/audiences/${audienceId}`)).statusCode).toBeLessThan(300);
   });
 
+  it('an audience the live version targets stays in use after the working copy moves to another', async () => {
+    const first = await insertAudience(t, acme.tenantId);
+    const second = await insertAudience(t, acme.tenantId);
+    const flow = await createFlow(t, acme);
+    const c = simpleCanvas(flow.id);
+    const journey = await create(acme, { name: 'Live targets first', audienceId: first, ...c });
+    expect((await callAs(t, acme, 'POST', `/api/journeys/${journey.id}/publish`)).statusCode).toBe(200);
+    const patch = await callAs(t, acme, 'PATCH', `/api/journeys/${journey.id}`, { audienceId: second });
+    expect(patch.statusCode, patch.body).toBe(200);
+    // Version 1, live, still enrolls by the first audience.
+    const error = expectError(
+      await callAs(t, acme, 'DELETE', `/api/audiences/${first}`),
+      409,
+      'AUDIENCE_IN_USE',
+    );
+    expect(JSON.stringify(error.details)).toContain(journey.id);
+    // Once archived, neither counts.
+    const archived = await callAs(t, acme, 'DELETE', `/api/journeys/${journey.id}`);
+    expect(archived.statusCode, archived.body).toBe(200);
+    const gone = await callAs(t, acme, 'DELETE', `/api/audiences/${first}`);
+    expect(gone.statusCode, gone.body).toBeLessThan(300);
+  });
+
   it('deleting a flow with disableDependents pauses the published journeys showing it', async () => {
     const flow = await createFlow(t, acme);
     const c = simpleCanvas(flow.id);

@@ -38,10 +38,12 @@ import { stopInProgressEnrollments } from './store/enrollments.js';
 import {
   bumpCanvasVersion,
   deleteCanvas,
+  findJourneysTargeting,
   insertCanvas as insertCanvasRows,
   insertJourney,
   type JourneyRow,
   listJourneysPage,
+  listJourneysWithLiveVersion,
   lockPublishedJourneys,
   pauseJourneys,
   updateJourney as updateJourneyRow,
@@ -359,6 +361,31 @@ export const journeyVersions: VersionedKind = {
 };
 
 // ---- references --------------------------------------------------------------------------------
+
+/**
+ * What an audience is referenced by, for the audiences module: the non-archived journeys whose
+ * working copy targets it, and those whose live version does (it decides who enters until the
+ * working copy is published), so an audience is never deleted under a running journey.
+ */
+export async function findJourneysUsingAudience(
+  exec: Executor,
+  tenantId: string,
+  audienceId: string,
+): Promise<Referrer[]> {
+  const working = await findJourneysTargeting(exec, tenantId, audienceId);
+  if (!isUuid(audienceId)) return working;
+  const listed = new Set(working.map((r) => r.id));
+  const rows = (await listJourneysWithLiveVersion(exec, tenantId)).filter((r) => !listed.has(r.id));
+  const graphs = await graphsOf(
+    exec,
+    rows.map((r) => ({ tenantId, journeyId: r.id, version: r.liveVersion })),
+  );
+  const live: Referrer[] = rows
+    .filter((r) => graphs.get(versionKey(r.id, r.liveVersion))?.audienceId === audienceId)
+    .map((r) => ({ type: 'journey', id: r.id, name: r.name }));
+  if (live.length === 0) return working;
+  return [...working, ...live].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
 
 /**
  * Dependent disabler of a deleted flow (`DELETE /api/flows/:id?disableDependents=true`): every

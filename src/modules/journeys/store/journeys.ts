@@ -198,7 +198,15 @@ export async function pauseJourneys(exec: Executor, tenantId: string, ids: strin
     .returning({ id: j.id, name: j.name });
 }
 
-/** What an audience is referenced by, for the audiences module. */
+/** The tenant's non-archived journeys that have a live version, with it. */
+export function listJourneysWithLiveVersion(exec: Executor, tenantId: string) {
+  return exec
+    .select({ id: j.id, name: j.name, liveVersion: sql<number>`${j.liveVersion}` })
+    .from(j)
+    .where(and(eq(j.tenantId, tenantId), ne(j.status, 'ARCHIVED'), sql`${j.liveVersion} is not null`));
+}
+
+/** What an audience is referenced by in working copies (service.ts adds the live versions'). */
 export const findJourneysTargeting = audienceReferrers(journeys, { type: 'journey', archived: 'ARCHIVED' });
 
 // ---- the runtime's -------------------------------------------------------------------------------
