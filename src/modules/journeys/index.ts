@@ -5,8 +5,7 @@ import { journeyEventsEffect } from './runtime/events.js';
 import { moveEnrollments } from './runtime/merge.js';
 import { journeyArchiveSweepJob } from './runtime/sweep.js';
 import { journeyTimersJob } from './runtime/timers.js';
-import { pauseJourneysUsingFlow } from './service.js';
-import { findJourneysTargeting } from './store/journeys.js';
+import { findJourneysUsingAudience, pauseJourneysUsingFlow } from './service.js';
 
 /**
  * Journeys: the canvas API (`/api/journeys`) and the durable enrollment engine — the event
@@ -26,7 +25,7 @@ export const journeysModule: ModuleManifest = {
     {
       target: 'audience',
       name: 'journeys',
-      find: findJourneysTargeting,
+      find: findJourneysUsingAudience,
     },
   ],
   dependentDisablers: [{ target: 'flow', name: 'journeys', disable: pauseJourneysUsingFlow }],

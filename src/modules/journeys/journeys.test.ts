@@ -519,6 +519,29 @@ describe('references', () => {
     expect((await callAs(t, acme, 'DELETE', `/api/audiences/${audienceId}`)).statusCode).toBeLessThan(300);
   });
 
+  it('an audience the live version targets stays in use after the working copy moves to another', async () => {
+    const first = await insertAudience(t, acme.tenantId);
+    const second = await insertAudience(t, acme.tenantId);
+    const flow = await createFlow(t, acme);
+    const c = simpleCanvas(flow.id);
+    const journey = await create(acme, { name: 'Live targets first', audienceId: first, ...c });
+    expect((await callAs(t, acme, 'POST', `/api/journeys/${journey.id}/publish`)).statusCode).toBe(200);
+    const patch = await callAs(t, acme, 'PATCH', `/api/journeys/${journey.id}`, { audienceId: second });
+    expect(patch.statusCode, patch.body).toBe(200);
+    // Version 1, live, still enrolls by the first audience.
+    const error = expectError(
+      await callAs(t, acme, 'DELETE', `/api/audiences/${first}`),
+      409,
+      'AUDIENCE_IN_USE',
+    );
+    expect(JSON.stringify(error.details)).toContain(journey.id);
+    // Once archived, neither counts.
+    const archived = await callAs(t, acme, 'DELETE', `/api/journeys/${journey.id}`);
+    expect(archived.statusCode, archived.body).toBe(200);
+    const gone = await callAs(t, acme, 'DELETE', `/api/audiences/${first}`);
+    expect(gone.statusCode, gone.body).toBeLessThan(300);
+  });
+
   it('deleting a flow with disableDependents pauses the published journeys showing it', async () => {
     const flow = await createFlow(t, acme);
     const c = simpleCanvas(flow.id);
@@ -534,5 +557,40 @@ describe('references', () => {
     expect((await callAs(t, acme, 'GET', `/api/journeys/${journey.id}`)).json().data.status).toBe('PAUSED');
     const [entry] = await auditEntries(t, acme.tenantId, { action: 'JOURNEY_PAUSED', entityId: journey.id });
     expect(entry?.metadata).toMatchObject({ reason: 'flow deleted', flowId: flow.id });
+  });
+
+  it('the flow a journey shows is its live version’s, not an unpublished working copy’s', async () => {
+    const live = await createFlow(t, acme);
+    const edited = await createFlow(t, acme);
+    const c = simpleCanvas(live.id);
+    const journey = await create(acme, { name: 'Live shows one', nodes: c.nodes, edges: c.edges });
+    expect((await callAs(t, acme, 'POST', `/api/journeys/${journey.id}/publish`)).statusCode).toBe(200);
+    // The working copy now shows the other flow; version 1, live, still shows the first.
+    const w = simpleCanvas(edited.id, c.n);
+    const put = await callAs(t, acme, 'PUT', `/api/journeys/${journey.id}/canvas`, {
+      nodes: w.nodes,
+      edges: w.edges,
+    });
+    expect(put.statusCode, put.body).toBe(200);
+
+    // The flow only the working copy shows: the running journey goes on.
+    const first = await callAs(t, acme, 'DELETE', `/api/flows/${edited.id}?disableDependents=true`);
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json().disabledDependents ?? []).not.toContainEqual(
+      expect.objectContaining({ id: journey.id }),
+    );
+    expect((await callAs(t, acme, 'GET', `/api/journeys/${journey.id}`)).json().data.status).toBe(
+      'PUBLISHED',
+    );
+
+    // The flow the live version shows: paused.
+    const second = await callAs(t, acme, 'DELETE', `/api/flows/${live.id}?disableDependents=true`);
+    expect(second.statusCode, second.body).toBe(200);
+    expect(second.json().disabledDependents).toContainEqual({
+      type: 'journey',
+      id: journey.id,
+      name: 'Live shows one',
+    });
+    expect((await callAs(t, acme, 'GET', `/api/journeys/${journey.id}`)).json().data.status).toBe('PAUSED');
   });
 });

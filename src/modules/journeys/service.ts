@@ -26,6 +26,7 @@ import {
   toListItem,
   triggerTypeOf,
 } from './records.js';
+import { graphsOf, versionKey } from './runtime/graphs.js';
 import {
   type CanvasBody,
   type CreateJourneyInput,
@@ -37,11 +38,14 @@ import { stopInProgressEnrollments } from './store/enrollments.js';
 import {
   bumpCanvasVersion,
   deleteCanvas,
+  findJourneysTargeting,
   insertCanvas as insertCanvasRows,
   insertJourney,
   type JourneyRow,
   listJourneysPage,
-  pauseJourneysShowingFlow,
+  listJourneysWithLiveVersion,
+  lockPublishedJourneys,
+  pauseJourneys,
   updateJourney as updateJourneyRow,
 } from './store/journeys.js';
 import { JOURNEY_AUDIT_ACTION, type JourneyAction, journeyLifecycle } from './transitions.js';
@@ -359,9 +363,35 @@ export const journeyVersions: VersionedKind = {
 // ---- references --------------------------------------------------------------------------------
 
 /**
+ * What an audience is referenced by, for the audiences module: the non-archived journeys whose
+ * working copy targets it, and those whose live version does (it decides who enters until the
+ * working copy is published), so an audience is never deleted under a running journey.
+ */
+export async function findJourneysUsingAudience(
+  exec: Executor,
+  tenantId: string,
+  audienceId: string,
+): Promise<Referrer[]> {
+  const working = await findJourneysTargeting(exec, tenantId, audienceId);
+  if (!isUuid(audienceId)) return working;
+  const listed = new Set(working.map((r) => r.id));
+  const rows = (await listJourneysWithLiveVersion(exec, tenantId)).filter((r) => !listed.has(r.id));
+  const graphs = await graphsOf(
+    exec,
+    rows.map((r) => ({ tenantId, journeyId: r.id, version: r.liveVersion })),
+  );
+  const live: Referrer[] = rows
+    .filter((r) => graphs.get(versionKey(r.id, r.liveVersion))?.audienceId === audienceId)
+    .map((r) => ({ type: 'journey', id: r.id, name: r.name }));
+  if (live.length === 0) return working;
+  return [...working, ...live].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
  * Dependent disabler of a deleted flow (`DELETE /api/flows/:id?disableDependents=true`): every
- * PUBLISHED journey with a CONTENT node showing the flow is paused (no new enrollments; the
- * enrollments in it go on, and the flow, archived, is no longer listed to them). One audit entry each.
+ * PUBLISHED journey whose live version (what new enrollments run, not an unpublished working
+ * copy) has a CONTENT node showing the flow is paused (no new enrollments; the enrollments in it
+ * go on, and the flow, archived, is no longer listed to them). One audit entry each.
  */
 export async function pauseJourneysUsingFlow(
   exec: Executor,
@@ -370,7 +400,22 @@ export async function pauseJourneysUsingFlow(
   now: Date,
 ): Promise<Referrer[]> {
   if (!isUuid(flowId)) return [];
-  const rows = await pauseJourneysShowingFlow(exec, tenantId, flowId, now);
+  const published = await lockPublishedJourneys(exec, tenantId);
+  const graphs = await graphsOf(
+    exec,
+    published.map((p) => ({ tenantId, journeyId: p.id, version: p.liveVersion })),
+  );
+  const showing = published.filter((p) =>
+    [...(graphs.get(versionKey(p.id, p.liveVersion))?.nodes.values() ?? [])].some(
+      (n) => n.type === 'CONTENT' && n.contentId === flowId && n.config.contentType === 'flow',
+    ),
+  );
+  const rows = await pauseJourneys(
+    exec,
+    tenantId,
+    showing.map((p) => p.id),
+    now,
+  );
   await recordAudits(
     exec,
     rows.map((r) => ({

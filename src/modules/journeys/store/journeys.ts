@@ -173,23 +173,40 @@ export async function countCanvasAndEnrollments(exec: Executor, tenantId: string
 }
 
 /** PUBLISHED journeys with a CONTENT node showing the flow → PAUSED; answers them. */
-export async function pauseJourneysShowingFlow(exec: Executor, tenantId: string, flowId: string, now: Date) {
-  const n = journeyNodes;
+/**
+ * The tenant's PUBLISHED journeys that have a live version, locked as a lifecycle change locks
+ * them (in id order): what a dependent disabler reads before it pauses some.
+ */
+export function lockPublishedJourneys(exec: Executor, tenantId: string) {
+  return exec
+    .select({ id: j.id, name: j.name, liveVersion: sql<number>`${j.liveVersion}` })
+    .from(j)
+    .where(and(eq(j.tenantId, tenantId), eq(j.status, 'PUBLISHED'), sql`${j.liveVersion} is not null`))
+    .orderBy(j.id)
+    .for('no key update');
+}
+
+/** These journeys of the tenant paused (those still PUBLISHED). */
+export async function pauseJourneys(exec: Executor, tenantId: string, ids: string[], now: Date) {
+  if (ids.length === 0) return [];
   return exec
     .update(j)
     .set({ status: 'PAUSED', updatedAt: now })
     .where(
-      and(
-        eq(j.tenantId, tenantId),
-        eq(j.status, 'PUBLISHED'),
-        sql`exists (select 1 from ${n} where ${n.journeyId} = ${j.id} and ${n.tenantId} = ${tenantId}
-          and ${n.type} = 'CONTENT' and ${n.contentId} = ${flowId} and ${n.config} ->> 'contentType' = 'flow')`,
-      ),
+      and(eq(j.tenantId, tenantId), eq(j.status, 'PUBLISHED'), sql`${j.id} = any(${sql.param(ids)}::uuid[])`),
     )
     .returning({ id: j.id, name: j.name });
 }
 
-/** What an audience is referenced by, for the audiences module. */
+/** The tenant's non-archived journeys that have a live version, with it. */
+export function listJourneysWithLiveVersion(exec: Executor, tenantId: string) {
+  return exec
+    .select({ id: j.id, name: j.name, liveVersion: sql<number>`${j.liveVersion}` })
+    .from(j)
+    .where(and(eq(j.tenantId, tenantId), ne(j.status, 'ARCHIVED'), sql`${j.liveVersion} is not null`));
+}
+
+/** What an audience is referenced by in working copies (service.ts adds the live versions'). */
 export const findJourneysTargeting = audienceReferrers(journeys, { type: 'journey', archived: 'ARCHIVED' });
 
 // ---- the runtime's -------------------------------------------------------------------------------
