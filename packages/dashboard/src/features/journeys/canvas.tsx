@@ -16,7 +16,16 @@ import { useJourneyCanvas } from './use-journey-canvas';
  * panel, or the enrollments. The canvas is the working copy: a published journey runs its live
  * version until "Publish changes".
  */
-export function Canvas({ journey }: { journey: Journey }) {
+export function Canvas({
+  journey,
+  notice,
+  onNotice,
+}: {
+  journey: Journey;
+  /** The last save's or publish's success message, kept by the page across remounts. */
+  notice: string | null;
+  onNotice: (notice: string | null) => void;
+}) {
   const client = useQueryClient();
   const canEdit = useCan('EDITOR');
   const versions = useVersionUi();
@@ -45,7 +54,9 @@ export function Canvas({ journey }: { journey: Journey }) {
     );
   const save = useMutation({
     mutationFn: putCanvas,
+    onMutate: () => onNotice(null),
     onSuccess: () => {
+      onNotice('Canvas saved.');
       canvas.clearErrors();
       // the badge: the working copy may now differ from the live version
       void client.invalidateQueries({ queryKey: ['journey', journey.id] });
@@ -56,7 +67,9 @@ export function Canvas({ journey }: { journey: Journey }) {
       await putCanvas();
       return must(api.POST('/api/journeys/{id}/publish', { ...path, body: {} }));
     },
+    onMutate: () => onNotice(null),
     onSuccess: () => {
+      onNotice('Journey published.');
       void client.invalidateQueries({ queryKey: ['journey', journey.id] });
       void client.invalidateQueries({ queryKey: ['journeys'] });
       void client.invalidateQueries({ queryKey: ['versions', target.base, journey.id] });
@@ -107,8 +120,7 @@ export function Canvas({ journey }: { journey: Journey }) {
         hasUnpublishedChanges={journey.hasUnpublishedChanges}
         canEdit={canEdit}
       />
-      {publish.isSuccess ? <Notice kind="success">Journey published.</Notice> : null}
-      {save.isSuccess ? <Notice kind="success">Canvas saved.</Notice> : null}
+      {notice ? <Notice kind="success">{notice}</Notice> : null}
       <FormError error={publish.error ?? save.error ?? lifecycle.error} />
       <Tabs<'canvas' | 'enrollments'>
         label="Journey sections"
