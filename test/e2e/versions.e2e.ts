@@ -124,7 +124,9 @@ describe('versions in the dashboard', () => {
     const history = page.getByRole('dialog', { name: 'Version history' });
     const rows = history.getByRole('table', { name: 'Versions' }).getByRole('row');
     await expect.poll(() => rows.count()).toBe(3);
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText keeps the line breaks between cells that the pattern matches
     expect(await rows.nth(1).innerText()).toMatch(/v2\s+live[\s\S]*New welcome copy[\s\S]*You/i);
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText keeps the line breaks between cells that the pattern matches
     expect(await rows.nth(2).innerText()).toMatch(/v1[\s\S]*First release/);
     await page.waitForTimeout(300);
     await dashboardShot(page, 'versions-history');
@@ -133,9 +135,12 @@ describe('versions in the dashboard', () => {
     await history.getByRole('button', { name: 'Compare' }).click();
     const fields = history.getByRole('table', { name: 'Fields changed from version 1 to 2' });
     await fields.waitFor();
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText keeps the line breaks between cells that the pattern matches
     expect(await fields.innerText()).toMatch(/name\s+Welcome tour\s+Welcome tour 2027/);
     const steps = history.getByRole('region', { name: 'steps changes' });
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText keeps the line breaks between cells that the pattern matches
     expect(await steps.innerText()).toMatch(/changed\s+“Welcome to Acme” \(modal\)/i);
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText keeps the line breaks between cells that the pattern matches
     expect(await steps.innerText()).toMatch(/content\.title\s+Welcome aboard\s+Welcome to Acme/);
     await history.getByRole('heading', { name: 'Changes from v1 to v2' }).scrollIntoViewIfNeeded();
     await page.waitForTimeout(300);
