@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import {
+  isTargetedContent,
   PickElement,
   type Picked,
   pickedFingerprint,
@@ -22,7 +23,7 @@ export function useContentTarget(
   onSelector: (selector: string) => void,
 ) {
   const [picked, setPicked] = useState<Picked>();
-  const targeted = item && (type === 'tooltips' || type === 'beacons') ? { type, id: item.id } : undefined;
+  const targeted = item && isTargetedContent(type) ? { type, id: item.id } : undefined;
   const query = useTargetHealth(targeted ?? { type: 'tooltips', id: '' }, targeted !== undefined);
   const health = query.data?.[0];
   return {
