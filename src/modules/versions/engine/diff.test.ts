@@ -19,6 +19,15 @@ const flow = (steps: ReturnType<typeof step>[], fields: Record<string, unknown> 
 });
 
 describe('diffSnapshots (unit)', () => {
+  it('reads a key set to null as a missing key, in the diff and in sameValue alike', () => {
+    // the property below found this pair (seed 835303527): an empty diff, yet not the same value
+    const a = { name: '', settings: {}, steps: [] };
+    const b = { name: '', settings: { '': null }, steps: [] };
+    expect(emptyDiff(diffSnapshots(a, b, DIFF_COLLECTIONS.flow))).toBe(true);
+    expect(sameValue(a, b)).toBe(true);
+    expect(sameValue({ x: null }, { x: 0 })).toBe(false);
+  });
+
   it('reports nothing between equal snapshots, whatever the key order', () => {
     const a = flow([step('a'), step('b')]);
     const b = JSON.parse(

@@ -42,12 +42,15 @@ type Json = unknown;
 const isObject = (v: Json): v is Record<string, Json> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The same JSON whatever the order of object keys; `undefined` reads as null. */
+/**
+ * The same JSON whatever the order of object keys; `undefined` reads as null, and a key whose
+ * value is null as a missing key (as `fieldChanges` reads them: no change between the two).
+ */
 function canonical(value: Json): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (isObject(value)) {
     const entries = Object.entries(value)
-      .filter(([, v]) => v !== undefined)
+      .filter(([, v]) => v !== undefined && v !== null)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
   }
